@@ -1,0 +1,28 @@
+//! `wc`: print newline, word, character and byte counts.
+
+use samebytes::wc::{run, SystemInputs, WcConfig};
+use samebytes_spec::wc::WcEnv;
+use samebytes_spec::Locale;
+
+fn main() {
+    samebytes::sys::restore_inherited_sigpipe();
+    let env = WcEnv {
+        locale: if samebytes::sys::ctype_locale_is_utf8() {
+            Locale::Utf8
+        } else {
+            Locale::C
+        },
+        posixly_correct: samebytes::posixly_correct(),
+    };
+    let mut stdout = samebytes::sys::FdWriter::stdout();
+    let mut stderr = std::io::stderr();
+    let status = run(
+        &samebytes::args_bytes(),
+        &env,
+        &mut SystemInputs,
+        &mut stdout,
+        &mut stderr,
+        &WcConfig::default(),
+    );
+    std::process::exit(status);
+}

@@ -1,0 +1,444 @@
+//! Every system call and every `unsafe` block of samebytes lives here.
+//!
+//! The rest of the crate sees safe wrappers: file status, seeking, windowed
+//! read-only mappings guarded against SIGBUS, splice into /dev/null, raw
+//! descriptor writers, the locale's codeset and the inherited SIGPIPE
+//! disposition.
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::mem::ManuallyDrop;
+use std::os::fd::{AsRawFd, FromRawFd, RawFd};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+// ---------------------------------------------------------------------------
+// SIGPIPE: Rust's runtime ignores SIGPIPE before `main` runs.  GNU tools are
+// killed silently by it when the parent left it at its default, and report
+// EPIPE when the parent ignored it.  A constructor in `.init_array` runs
+// before the runtime's start-up code, so it sees the inherited disposition.
+
+static SIGPIPE_WAS_IGNORED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn record_inherited_sigpipe() {
+    // SAFETY: sigaction with a null new action only reads the current
+    // disposition into a zeroed struct we own; it has no other effect.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        if libc::sigaction(libc::SIGPIPE, std::ptr::null(), &mut old) == 0 {
+            SIGPIPE_WAS_IGNORED.store(old.sa_sigaction == libc::SIG_IGN, Ordering::Relaxed);
+        }
+    }
+}
+
+#[used]
+#[link_section = ".init_array"]
+static RECORD_SIGPIPE: extern "C" fn() = record_inherited_sigpipe;
+
+/// Give SIGPIPE back the disposition the parent gave us.  Returns whether it
+/// is ignored (writes to a closed pipe then fail with EPIPE).
+pub fn restore_inherited_sigpipe() -> bool {
+    let ignored = SIGPIPE_WAS_IGNORED.load(Ordering::Relaxed);
+    if !ignored {
+        // SAFETY: resetting a signal to its default action has no memory
+        // safety implications.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
+    ignored
+}
+
+// ---------------------------------------------------------------------------
+// Locale.
+
+/// Run `setlocale(LC_CTYPE, "")` as GNU's `setlocale(LC_ALL, "")` would for
+/// character classes, and report whether the resulting codeset is UTF-8.
+/// An unknown or missing locale falls back to C, exactly as in GNU.
+pub fn ctype_locale_is_utf8() -> bool {
+    // SAFETY: setlocale with a valid NUL-terminated empty string and
+    // nl_langinfo(CODESET) are called before any other thread exists; the
+    // returned pointer is read immediately as a C string and not kept.
+    unsafe {
+        if libc::setlocale(libc::LC_CTYPE, c"".as_ptr()).is_null() {
+            return false;
+        }
+        let codeset = libc::nl_langinfo(libc::CODESET);
+        if codeset.is_null() {
+            return false;
+        }
+        let name = std::ffi::CStr::from_ptr(codeset).to_bytes();
+        name.eq_ignore_ascii_case(b"UTF-8") || name.eq_ignore_ascii_case(b"UTF8")
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Error text.
+
+/// glibc's `strerror` text for an I/O error, without Rust's "(os error N)".
+pub fn error_text(e: &io::Error) -> String {
+    if let Some(code) = e.raw_os_error() {
+        let full = io::Error::from_raw_os_error(code).to_string();
+        return match full.rfind(" (os error ") {
+            Some(cut) => full[..cut].to_string(),
+            None => full,
+        };
+    }
+    match e.kind() {
+        io::ErrorKind::BrokenPipe => "Broken pipe".into(),
+        io::ErrorKind::StorageFull => "No space left on device".into(),
+        io::ErrorKind::IsADirectory => "Is a directory".into(),
+        io::ErrorKind::NotFound => "No such file or directory".into(),
+        io::ErrorKind::PermissionDenied => "Permission denied".into(),
+        _ => "Input/output error".into(),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// File status and seeking.
+
+/// What `fstat` says about an open descriptor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileInfo {
+    pub kind: FileKind,
+    pub size: u64,
+    pub block_size: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    Regular,
+    Fifo,
+    Directory,
+    Other,
+}
+
+fn info_from_stat(st: &libc::stat) -> FileInfo {
+    let kind = match st.st_mode & libc::S_IFMT {
+        libc::S_IFREG => FileKind::Regular,
+        libc::S_IFIFO => FileKind::Fifo,
+        libc::S_IFDIR => FileKind::Directory,
+        _ => FileKind::Other,
+    };
+    FileInfo {
+        kind,
+        size: u64::try_from(st.st_size).unwrap_or(0),
+        block_size: u64::try_from(st.st_blksize).unwrap_or(512).max(1),
+    }
+}
+
+/// `fstat(fd)`.
+pub fn fstat(fd: RawFd) -> io::Result<FileInfo> {
+    // SAFETY: fstat writes into a zeroed stat struct we own; an invalid fd
+    // yields EBADF, not undefined behaviour.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        if libc::fstat(fd, &mut st) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(info_from_stat(&st))
+    }
+}
+
+/// `stat(path)`.
+pub fn stat_path(path: &[u8]) -> io::Result<FileInfo> {
+    let c = std::ffi::CString::new(path).map_err(|_| io::Error::from_raw_os_error(libc::ENOENT))?;
+    // SAFETY: `c` is a valid NUL-terminated path; stat writes into a zeroed
+    // struct we own.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        if libc::stat(c.as_ptr(), &mut st) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(info_from_stat(&st))
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Whence {
+    Set,
+    Cur,
+    End,
+}
+
+/// `lseek(fd, offset, whence)`.
+pub fn lseek(fd: RawFd, offset: i64, whence: Whence) -> io::Result<u64> {
+    let w = match whence {
+        Whence::Set => libc::SEEK_SET,
+        Whence::Cur => libc::SEEK_CUR,
+        Whence::End => libc::SEEK_END,
+    };
+    // SAFETY: lseek has no memory effects; errors are reported via -1.
+    let r = unsafe { libc::lseek(fd, offset as libc::off_t, w) };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r as u64)
+    }
+}
+
+pub fn page_size() -> u64 {
+    static PAGE: OnceLock<u64> = OnceLock::new();
+    *PAGE.get_or_init(|| {
+        // SAFETY: sysconf has no memory effects.
+        let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        if p > 0 {
+            p as u64
+        } else {
+            4096
+        }
+    })
+}
+
+/// Advise the kernel that `fd` will be read sequentially.
+pub fn advise_sequential(fd: RawFd) {
+    // SAFETY: posix_fadvise only gives a hint; failure is harmless.
+    unsafe {
+        libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_SEQUENTIAL);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Borrowed descriptors as std types.
+
+/// A `File` view of a descriptor we do not own (stdin, stdout).  It is never
+/// closed by us.
+pub fn borrow_fd(fd: RawFd) -> ManuallyDrop<File> {
+    // SAFETY: the File is wrapped in ManuallyDrop, so it never closes `fd`;
+    // callers only use it while the descriptor stays open (the process's
+    // standard streams, which are open for its whole life or report EBADF).
+    ManuallyDrop::new(unsafe { File::from_raw_fd(fd) })
+}
+
+/// A writer on a raw descriptor with no buffering of its own.
+pub struct FdWriter {
+    file: ManuallyDrop<File>,
+}
+
+impl FdWriter {
+    pub fn stdout() -> Self {
+        FdWriter {
+            file: borrow_fd(libc::STDOUT_FILENO),
+        }
+    }
+}
+
+impl Write for FdWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A reader on a raw descriptor (stdin), never closed by us.
+pub struct FdReader {
+    file: ManuallyDrop<File>,
+}
+
+impl FdReader {
+    pub fn new(fd: RawFd) -> Self {
+        FdReader {
+            file: borrow_fd(fd),
+        }
+    }
+}
+
+impl Read for FdReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.file.read(buf)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// splice into /dev/null: count the bytes of a pipe without copying them.
+
+/// Outcome of trying to drain a pipe with splice.
+pub enum SpliceCount {
+    /// Everything up to EOF was counted.
+    Done(u64),
+    /// splice is not possible here; `u64` bytes were already consumed and
+    /// counted, the caller continues with read().
+    Unsupported(u64),
+    /// A real error after `u64` bytes.
+    Failed(u64, io::Error),
+}
+
+pub fn splice_count_to_null(fd: RawFd) -> SpliceCount {
+    static DEV_NULL: OnceLock<Option<File>> = OnceLock::new();
+    let Some(null) = DEV_NULL.get_or_init(|| File::options().write(true).open("/dev/null").ok())
+    else {
+        return SpliceCount::Unsupported(0);
+    };
+    let mut total = 0u64;
+    loop {
+        // SAFETY: splice moves data between two descriptors inside the
+        // kernel; the null offset pointers mean "use the file positions".
+        let n = unsafe {
+            libc::splice(
+                fd,
+                std::ptr::null_mut(),
+                null.as_raw_fd(),
+                std::ptr::null_mut(),
+                1 << 30,
+                libc::SPLICE_F_MOVE,
+            )
+        };
+        if n > 0 {
+            total += n as u64;
+            continue;
+        }
+        if n == 0 {
+            return SpliceCount::Done(total);
+        }
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EINVAL)
+            | Some(libc::ENOSYS)
+            | Some(libc::EOPNOTSUPP)
+            | Some(libc::EBADF) => return SpliceCount::Unsupported(total),
+            _ => return SpliceCount::Failed(total, e),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Windowed, SIGBUS-guarded read-only mappings.
+//
+// A file truncated while mapped makes access past its new end raise SIGBUS.
+// While a window is being read, a handler owns that address range: on a
+// fault inside it, the handler maps anonymous zero pages over the rest of the
+// window (so the access completes) and records the fault.  The caller then
+// discards what it computed from that window and re-reads the file from the
+// window's start with read(), which sees the truncated file as it is.
+
+static GUARD_START: AtomicUsize = AtomicUsize::new(0);
+static GUARD_LEN: AtomicUsize = AtomicUsize::new(0);
+static GUARD_FAULTED: AtomicBool = AtomicBool::new(false);
+static GUARD_INSTALLED: OnceLock<bool> = OnceLock::new();
+
+extern "C" fn on_sigbus(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
+    // SAFETY: the kernel passes a valid siginfo_t for SA_SIGINFO handlers.
+    let addr = unsafe { (*info).si_addr() } as usize;
+    let start = GUARD_START.load(Ordering::SeqCst);
+    let len = GUARD_LEN.load(Ordering::SeqCst);
+    if len != 0 && addr >= start && addr < start + len {
+        let page = page_size() as usize;
+        let from = addr & !(page - 1);
+        let end = start + len;
+        // SAFETY: [from, end) lies inside the window this process mapped and
+        // is still mapped (the guard is armed only while the mapping lives);
+        // MAP_FIXED replaces exactly those pages with zero-filled private
+        // memory, so the faulting load can be restarted.  mmap is a plain
+        // system call and safe to issue from a signal handler on Linux.
+        unsafe {
+            libc::mmap(
+                from as *mut libc::c_void,
+                end - from,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
+                -1,
+                0,
+            );
+        }
+        GUARD_FAULTED.store(true, Ordering::SeqCst);
+        return;
+    }
+    // Not our fault: restore the default action; returning re-executes the
+    // faulting access, which then terminates the process as usual.
+    // SAFETY: signal() is async-signal-safe.
+    unsafe {
+        libc::signal(libc::SIGBUS, libc::SIG_DFL);
+    }
+}
+
+fn install_sigbus_guard() -> bool {
+    *GUARD_INSTALLED.get_or_init(|| {
+        // SAFETY: installs a handler with a zeroed, then filled, sigaction;
+        // the handler only touches atomics and issues mmap/signal.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_sigbus as *const () as usize;
+            sa.sa_flags = libc::SA_SIGINFO;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut()) == 0
+        }
+    })
+}
+
+/// A read-only view of part of a file.
+pub struct MappedWindow {
+    ptr: *mut libc::c_void,
+    map_len: usize,
+    skip: usize,
+    len: usize,
+}
+
+impl MappedWindow {
+    /// Map `len` bytes of `file` starting at `offset` (any alignment).
+    pub fn map(file: &File, offset: u64, len: usize) -> io::Result<MappedWindow> {
+        if len == 0 || !install_sigbus_guard() {
+            return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        }
+        let page = page_size();
+        let aligned = offset - offset % page;
+        let skip = (offset - aligned) as usize;
+        let map_len = skip + len;
+        // SAFETY: a fresh PROT_READ, MAP_PRIVATE mapping chosen by the
+        // kernel; it aliases nothing in this process.  Truncation of the
+        // file while mapped is handled by the SIGBUS guard.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE | libc::MAP_POPULATE,
+                file.as_raw_fd(),
+                aligned as libc::off_t,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(MappedWindow {
+            ptr,
+            map_len,
+            skip,
+            len,
+        })
+    }
+
+    /// Run `f` on the window's bytes with the SIGBUS guard armed.  Returns
+    /// `None` if the file shrank under the window while `f` ran; whatever
+    /// `f` computed is then meaningless and must be discarded.
+    pub fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+        GUARD_FAULTED.store(false, Ordering::SeqCst);
+        GUARD_START.store(self.ptr as usize, Ordering::SeqCst);
+        GUARD_LEN.store(self.map_len, Ordering::SeqCst);
+        // SAFETY: the mapping is live for `self`'s lifetime and at least
+        // skip + len bytes long; it is read-only and private, so no Rust
+        // reference elsewhere can alias it mutably.  Pages that vanish by
+        // truncation are replaced by zero pages in the handler, so every
+        // read of the slice completes.
+        let bytes =
+            unsafe { std::slice::from_raw_parts((self.ptr as *const u8).add(self.skip), self.len) };
+        let r = f(bytes);
+        GUARD_LEN.store(0, Ordering::SeqCst);
+        if GUARD_FAULTED.swap(false, Ordering::SeqCst) {
+            None
+        } else {
+            Some(r)
+        }
+    }
+}
+
+impl Drop for MappedWindow {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the region returned by mmap in `map`.
+        unsafe {
+            libc::munmap(self.ptr, self.map_len);
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//! A time-boxed randomized campaign over every tool.
+
+use std::time::{Duration, Instant};
+
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
+use crate::mismatch::Mismatch;
+
+/// What a campaign found for one tool.
+#[derive(Debug, Default)]
+pub struct ToolReport {
+    pub tool: &'static str,
+    pub cases: u64,
+    pub bytes_pushed: u64,
+    pub mismatches: Vec<Mismatch>,
+}
+
+/// Run each tool's generator and driver for `per_tool` wall time, from a
+/// seed (so a campaign can be repeated).
+pub fn run(per_tool: Duration, seed: u64) -> Vec<ToolReport> {
+    let mut seed_bytes = [0u8; 32];
+    seed_bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes);
+    let mut runner = TestRunner::new_with_rng(Config::default(), rng);
+
+    let mut reports = Vec::new();
+    let mut wc = ToolReport {
+        tool: "wc",
+        ..ToolReport::default()
+    };
+    let strategy = crate::wc::wc_case();
+    let deadline = Instant::now() + per_tool;
+    while Instant::now() < deadline {
+        let Ok(tree) = strategy.new_tree(&mut runner) else {
+            continue;
+        };
+        let case = tree.current();
+        wc.cases += 1;
+        // Every case runs through each implementation variant.
+        wc.bytes_pushed += case.input_bytes() * crate::wc::variants(&case).len() as u64;
+        if let Err(m) = crate::wc::check_wc(&case) {
+            if wc.mismatches.len() < 5 {
+                wc.mismatches.push(*m);
+            }
+        }
+    }
+    reports.push(wc);
+    reports
+}
+
+/// The campaign report as a table, then each mismatch in full.
+pub fn render(reports: &[ToolReport], per_tool: Duration, seed: u64) -> String {
+    let mut out = format!(
+        "samebytes differential campaign: {}s per tool, seed {seed}\n\n",
+        per_tool.as_secs()
+    );
+    out.push_str(&format!(
+        "{:<6} {:>10} {:>16} {:>11}\n",
+        "tool", "cases", "bytes pushed", "mismatches"
+    ));
+    for r in reports {
+        out.push_str(&format!(
+            "{:<6} {:>10} {:>16} {:>11}\n",
+            r.tool,
+            r.cases,
+            r.bytes_pushed,
+            r.mismatches.len()
+        ));
+    }
+    for r in reports {
+        for m in &r.mismatches {
+            out.push_str(&format!("\n{m}"));
+        }
+    }
+    out
+}

@@ -1,0 +1,154 @@
+//! A minimal byte encoding for reproducers: varints and length-prefixed
+//! byte strings, written as hex so a case fits on one command line.
+
+#[derive(Default)]
+pub struct Encoder {
+    pub bytes: Vec<u8>,
+}
+
+impl Encoder {
+    pub fn uint(&mut self, mut v: u64) {
+        loop {
+            let low = (v & 0x7f) as u8;
+            v >>= 7;
+            if v == 0 {
+                self.bytes.push(low);
+                return;
+            }
+            self.bytes.push(low | 0x80);
+        }
+    }
+
+    pub fn bytes(&mut self, b: &[u8]) {
+        self.uint(b.len() as u64);
+        self.bytes.extend_from_slice(b);
+    }
+
+    pub fn hex(&self) -> String {
+        self.bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+pub struct Decoder<'a> {
+    rest: &'a [u8],
+}
+
+#[derive(Debug)]
+pub struct DecodeError;
+
+impl<'a> Decoder<'a> {
+    pub fn new(rest: &'a [u8]) -> Self {
+        Decoder { rest }
+    }
+
+    pub fn uint(&mut self) -> Result<u64, DecodeError> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let (&b, rest) = self.rest.split_first().ok_or(DecodeError)?;
+            self.rest = rest;
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(DecodeError)
+    }
+
+    pub fn usize(&mut self) -> Result<usize, DecodeError> {
+        usize::try_from(self.uint()?).map_err(|_| DecodeError)
+    }
+
+    pub fn bytes(&mut self) -> Result<Vec<u8>, DecodeError> {
+        let n = self.usize()?;
+        if n > self.rest.len() {
+            return Err(DecodeError);
+        }
+        let (b, rest) = self.rest.split_at(n);
+        self.rest = rest;
+        Ok(b.to_vec())
+    }
+
+    pub fn finished(&self) -> bool {
+        self.rest.is_empty()
+    }
+}
+
+pub fn from_hex(s: &str) -> Result<Vec<u8>, DecodeError> {
+    let s = s.trim();
+    if s.len() % 2 != 0 {
+        return Err(DecodeError);
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).map_err(|_| DecodeError))
+        .collect()
+}
+
+use crate::schedule::{
+    ReadSchedule, ReadStep, WriteFailure, WriteFailureKind, WriteSchedule, WriteStep,
+};
+
+pub fn put_read_schedule(e: &mut Encoder, s: &ReadSchedule) {
+    e.uint(s.steps.len() as u64);
+    for step in &s.steps {
+        match step {
+            ReadStep::Interrupted => e.uint(0),
+            ReadStep::Chunk(n) => e.uint(*n as u64),
+        }
+    }
+}
+
+pub fn get_read_schedule(d: &mut Decoder<'_>) -> Result<ReadSchedule, DecodeError> {
+    let n = d.usize()?;
+    let mut steps = Vec::new();
+    for _ in 0..n {
+        steps.push(match d.usize()? {
+            0 => ReadStep::Interrupted,
+            k => ReadStep::Chunk(k),
+        });
+    }
+    Ok(ReadSchedule { steps })
+}
+
+pub fn put_write_schedule(e: &mut Encoder, s: &WriteSchedule) {
+    e.uint(s.steps.len() as u64);
+    for step in &s.steps {
+        match step {
+            WriteStep::Interrupted => e.uint(0),
+            WriteStep::Accept(n) => e.uint(*n as u64),
+        }
+    }
+    match s.failure {
+        None => e.uint(0),
+        Some(f) => {
+            e.uint(match f.kind {
+                WriteFailureKind::BrokenPipe => 1,
+                WriteFailureKind::NoSpace => 2,
+            });
+            e.uint(f.after as u64);
+        }
+    }
+}
+
+pub fn get_write_schedule(d: &mut Decoder<'_>) -> Result<WriteSchedule, DecodeError> {
+    let n = d.usize()?;
+    let mut steps = Vec::new();
+    for _ in 0..n {
+        steps.push(match d.usize()? {
+            0 => WriteStep::Interrupted,
+            k => WriteStep::Accept(k),
+        });
+    }
+    let failure = match d.uint()? {
+        0 => None,
+        k => Some(WriteFailure {
+            kind: if k == 1 {
+                WriteFailureKind::BrokenPipe
+            } else {
+                WriteFailureKind::NoSpace
+            },
+            after: d.usize()?,
+        }),
+    };
+    Ok(WriteSchedule { steps, failure })
+}

@@ -1,0 +1,111 @@
+//! A disagreement between the spec and the implementation, rendered for a
+//! human: a unified diff for text, a hex window around the first differing
+//! byte for binary data, and a one-line reproducer.
+
+use std::fmt;
+
+/// Which output differed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+    Status,
+}
+
+#[derive(Clone, Debug)]
+pub struct Mismatch {
+    pub tool: &'static str,
+    /// Which run of the implementation disagreed (path and sizes).
+    pub variant: String,
+    pub stream: Stream,
+    pub expected: Vec<u8>,
+    pub actual: Vec<u8>,
+    /// A command that replays the case: `samebytes-oracle replay ...`.
+    pub reproducer: String,
+}
+
+impl Mismatch {
+    /// Compare one output stream; `None` when equal.
+    pub fn compare(
+        tool: &'static str,
+        variant: &str,
+        stream: Stream,
+        expected: &[u8],
+        actual: &[u8],
+        reproducer: &dyn Fn() -> String,
+    ) -> Option<Mismatch> {
+        (expected != actual).then(|| Mismatch {
+            tool,
+            variant: variant.to_string(),
+            stream,
+            expected: expected.to_vec(),
+            actual: actual.to_vec(),
+            reproducer: reproducer(),
+        })
+    }
+}
+
+fn looks_textual(bytes: &[u8]) -> bool {
+    std::str::from_utf8(bytes)
+        .is_ok_and(|s| s.chars().all(|c| c == '\n' || c == '\t' || !c.is_control()))
+}
+
+/// 16 bytes a row, with offsets, around `at`.
+fn hex_window(bytes: &[u8], at: usize) -> String {
+    let start = at.saturating_sub(32) & !15;
+    let end = (at + 48).min(bytes.len());
+    let mut out = String::new();
+    let mut row = start;
+    while row < end {
+        out.push_str(&format!("  {row:08x} "));
+        for i in row..(row + 16).min(end) {
+            let mark = if i == at { '>' } else { ' ' };
+            out.push_str(&format!("{mark}{:02x}", bytes[i]));
+        }
+        out.push('\n');
+        row += 16;
+    }
+    if start >= end {
+        out.push_str(&format!("  (ends at {} bytes)\n", bytes.len()));
+    }
+    out
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let which = match self.stream {
+            Stream::Stdout => "stdout",
+            Stream::Stderr => "stderr",
+            Stream::Status => "exit status",
+        };
+        writeln!(f, "{} mismatch in {which} ({})", self.tool, self.variant)?;
+        if self.stream == Stream::Status
+            || (looks_textual(&self.expected) && looks_textual(&self.actual))
+        {
+            let expected = String::from_utf8_lossy(&self.expected);
+            let actual = String::from_utf8_lossy(&self.actual);
+            let diff = similar::TextDiff::from_lines(expected.as_ref(), actual.as_ref());
+            write!(
+                f,
+                "{}",
+                diff.unified_diff().context_radius(3).header("spec", "impl")
+            )?;
+        } else {
+            let at = self
+                .expected
+                .iter()
+                .zip(&self.actual)
+                .position(|(a, b)| a != b)
+                .unwrap_or(self.expected.len().min(self.actual.len()));
+            writeln!(
+                f,
+                "first difference at byte {at} (spec {} bytes, impl {} bytes)",
+                self.expected.len(),
+                self.actual.len()
+            )?;
+            writeln!(f, "spec:\n{}", hex_window(&self.expected, at))?;
+            writeln!(f, "impl:\n{}", hex_window(&self.actual, at))?;
+        }
+        writeln!(f, "reproduce: {}", self.reproducer)
+    }
+}

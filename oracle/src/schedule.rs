@@ -1,0 +1,292 @@
+//! Read and write schedules, and the adversarial reader and writer that
+//! apply them to any input or sink.
+//!
+//! A [`ReadSchedule`] is a list of steps applied in a cycle to successive
+//! `read` calls: return at most N bytes, or fail with `Interrupted`.  A
+//! [`WriteSchedule`] does the same for `write` calls (accept at most N bytes,
+//! or `Interrupted`) and may end in a hard failure: after K bytes accepted,
+//! every write fails with EPIPE or ENOSPC, as a closed pipe or /dev/full do.
+
+use std::io::{self, Read, Write};
+
+use arbitrary::{Arbitrary, Unstructured};
+use proptest::prelude::*;
+
+/// One step of a read schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadStep {
+    /// Return at most this many bytes (at least 1).
+    Chunk(usize),
+    /// Fail with `ErrorKind::Interrupted`, returning nothing.
+    Interrupted,
+}
+
+/// How successive reads are cut.  An empty schedule means "as much as the
+/// caller asks for".
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadSchedule {
+    pub steps: Vec<ReadStep>,
+}
+
+impl ReadSchedule {
+    pub fn whole() -> Self {
+        ReadSchedule::default()
+    }
+
+    pub fn bytewise() -> Self {
+        ReadSchedule {
+            steps: vec![ReadStep::Chunk(1)],
+        }
+    }
+}
+
+/// One step of a write schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteStep {
+    /// Accept at most this many bytes (at least 1).
+    Accept(usize),
+    /// Fail with `ErrorKind::Interrupted`, accepting nothing.
+    Interrupted,
+}
+
+/// The error a failing sink reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteFailureKind {
+    /// EPIPE: the reader went away (with SIGPIPE ignored).
+    BrokenPipe,
+    /// ENOSPC: /dev/full or a full disk.
+    NoSpace,
+}
+
+impl WriteFailureKind {
+    pub fn errno(self) -> i32 {
+        match self {
+            WriteFailureKind::BrokenPipe => libc::EPIPE,
+            WriteFailureKind::NoSpace => libc::ENOSPC,
+        }
+    }
+
+    pub fn spec_errno(self) -> samebytes_spec::Errno {
+        match self {
+            WriteFailureKind::BrokenPipe => samebytes_spec::Errno::BrokenPipe,
+            WriteFailureKind::NoSpace => samebytes_spec::Errno::NoSpace,
+        }
+    }
+}
+
+/// A hard failure: after `after` bytes have been accepted, writes fail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WriteFailure {
+    pub after: usize,
+    pub kind: WriteFailureKind,
+}
+
+/// How successive writes are cut, and whether the sink fails.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WriteSchedule {
+    pub steps: Vec<WriteStep>,
+    pub failure: Option<WriteFailure>,
+}
+
+impl WriteSchedule {
+    pub fn spec_failure(&self) -> Option<samebytes_spec::StdoutFailure> {
+        self.failure.map(|f| samebytes_spec::StdoutFailure {
+            limit: f.after,
+            errno: f.kind.spec_errno(),
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Arbitrary: chunk sizes are mostly tiny, sometimes large.
+
+fn arbitrary_size(u: &mut Unstructured<'_>) -> arbitrary::Result<usize> {
+    Ok(match u.int_in_range(0..=9u8)? {
+        0..=5 => u.int_in_range(1..=8usize)?,
+        6..=7 => u.int_in_range(9..=300usize)?,
+        _ => u.int_in_range(301..=70_000usize)?,
+    })
+}
+
+impl<'a> Arbitrary<'a> for ReadSchedule {
+    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
+        let n = u.int_in_range(0..=8usize)?;
+        let mut steps = Vec::with_capacity(n);
+        for _ in 0..n {
+            steps.push(if u.ratio(1, 5)? {
+                ReadStep::Interrupted
+            } else {
+                ReadStep::Chunk(arbitrary_size(u)?)
+            });
+        }
+        if steps.iter().all(|s| *s == ReadStep::Interrupted) && !steps.is_empty() {
+            steps.push(ReadStep::Chunk(1));
+        }
+        Ok(ReadSchedule { steps })
+    }
+}
+
+impl<'a> Arbitrary<'a> for WriteSchedule {
+    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
+        let n = u.int_in_range(0..=6usize)?;
+        let mut steps = Vec::with_capacity(n);
+        for _ in 0..n {
+            steps.push(if u.ratio(1, 5)? {
+                WriteStep::Interrupted
+            } else {
+                WriteStep::Accept(arbitrary_size(u)?)
+            });
+        }
+        if steps.iter().all(|s| *s == WriteStep::Interrupted) && !steps.is_empty() {
+            steps.push(WriteStep::Accept(1));
+        }
+        let failure = if u.ratio(1, 4)? {
+            Some(WriteFailure {
+                after: u.int_in_range(0..=200usize)?,
+                kind: if u.arbitrary()? {
+                    WriteFailureKind::BrokenPipe
+                } else {
+                    WriteFailureKind::NoSpace
+                },
+            })
+        } else {
+            None
+        };
+        Ok(WriteSchedule { steps, failure })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// proptest strategies.
+
+fn size_strategy() -> impl Strategy<Value = usize> {
+    prop_oneof![6 => 1..=8usize, 3 => 9..=300usize, 1 => 301..=70_000usize]
+}
+
+pub fn read_schedule() -> impl Strategy<Value = ReadSchedule> {
+    let step = prop_oneof![
+        4 => size_strategy().prop_map(ReadStep::Chunk),
+        1 => Just(ReadStep::Interrupted),
+    ];
+    prop::collection::vec(step, 0..8).prop_map(|mut steps| {
+        if !steps.is_empty() && steps.iter().all(|s| *s == ReadStep::Interrupted) {
+            steps.push(ReadStep::Chunk(1));
+        }
+        ReadSchedule { steps }
+    })
+}
+
+pub fn write_schedule() -> impl Strategy<Value = WriteSchedule> {
+    let step = prop_oneof![
+        4 => size_strategy().prop_map(WriteStep::Accept),
+        1 => Just(WriteStep::Interrupted),
+    ];
+    let failure = prop::option::weighted(
+        0.25,
+        (0..200usize, prop::bool::ANY).prop_map(|(after, pipe)| WriteFailure {
+            after,
+            kind: if pipe {
+                WriteFailureKind::BrokenPipe
+            } else {
+                WriteFailureKind::NoSpace
+            },
+        }),
+    );
+    (prop::collection::vec(step, 0..6), failure).prop_map(|(mut steps, failure)| {
+        if !steps.is_empty() && steps.iter().all(|s| *s == WriteStep::Interrupted) {
+            steps.push(WriteStep::Accept(1));
+        }
+        WriteSchedule { steps, failure }
+    })
+}
+
+// ---------------------------------------------------------------------------
+// The adversarial reader and writer.
+
+/// A reader that cuts every read according to a schedule.
+pub struct ChunkedReader<R> {
+    inner: R,
+    schedule: ReadSchedule,
+    next: usize,
+}
+
+impl<R: Read> ChunkedReader<R> {
+    pub fn new(inner: R, schedule: ReadSchedule) -> Self {
+        ChunkedReader {
+            inner,
+            schedule,
+            next: 0,
+        }
+    }
+}
+
+impl<R: Read> Read for ChunkedReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.schedule.steps.is_empty() {
+            return self.inner.read(buf);
+        }
+        let step = self.schedule.steps[self.next % self.schedule.steps.len()];
+        self.next += 1;
+        match step {
+            ReadStep::Interrupted => Err(io::Error::from(io::ErrorKind::Interrupted)),
+            ReadStep::Chunk(n) => {
+                let n = n.min(buf.len());
+                self.inner.read(&mut buf[..n])
+            }
+        }
+    }
+}
+
+/// A writer that accepts short writes according to a schedule and may fail
+/// hard after a number of bytes.
+pub struct ShortWriter<W> {
+    inner: W,
+    schedule: WriteSchedule,
+    next: usize,
+    accepted: usize,
+}
+
+impl<W: Write> ShortWriter<W> {
+    pub fn new(inner: W, schedule: WriteSchedule) -> Self {
+        ShortWriter {
+            inner,
+            schedule,
+            next: 0,
+            accepted: 0,
+        }
+    }
+
+    pub fn into_inner(self) -> W {
+        self.inner
+    }
+}
+
+impl<W: Write> Write for ShortWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        let mut room = buf.len();
+        if let Some(f) = self.schedule.failure {
+            if self.accepted >= f.after {
+                return Err(io::Error::from_raw_os_error(f.kind.errno()));
+            }
+            room = room.min(f.after - self.accepted);
+        }
+        if !self.schedule.steps.is_empty() {
+            let step = self.schedule.steps[self.next % self.schedule.steps.len()];
+            self.next += 1;
+            match step {
+                WriteStep::Interrupted => return Err(io::Error::from(io::ErrorKind::Interrupted)),
+                WriteStep::Accept(n) => room = room.min(n),
+            }
+        }
+        let n = self.inner.write(&buf[..room])?;
+        self.accepted += n;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}

@@ -1,0 +1,110 @@
+//! The model of what a tool can open: named files and standard input.
+
+use std::collections::BTreeMap;
+
+use crate::Errno;
+
+/// One file as the tool sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Node {
+    /// A regular file: `stat` reports it as such, with its size.
+    Regular(Vec<u8>),
+    /// A pipe, terminal or character device: no usable size.
+    Stream(Vec<u8>),
+    /// A directory: opening works, reading fails with EISDIR.
+    Directory,
+    /// Exists, but `open` fails with EACCES.
+    Unreadable,
+}
+
+/// Standard input: a node, plus, for a regular file, the offset the
+/// inherited descriptor is already at (`{ wc -c; wc -c; } < f`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stdin {
+    pub node: Node,
+    pub offset: usize,
+}
+
+impl Default for Stdin {
+    fn default() -> Self {
+        Stdin {
+            node: Node::Stream(Vec::new()),
+            offset: 0,
+        }
+    }
+}
+
+/// Everything a run can open.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct World {
+    pub files: BTreeMap<Vec<u8>, Node>,
+    pub stdin: Stdin,
+}
+
+/// What `stat` says about a name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stat {
+    Regular { size: u64 },
+    Other,
+}
+
+impl World {
+    pub fn stat(&self, name: &[u8]) -> Result<Stat, Errno> {
+        node_stat(self.files.get(name).ok_or(Errno::NoEntry)?)
+    }
+
+    pub fn stat_stdin(&self) -> Stat {
+        node_stat(&self.stdin.node).unwrap_or(Stat::Other)
+    }
+}
+
+fn node_stat(node: &Node) -> Result<Stat, Errno> {
+    Ok(match node {
+        Node::Regular(data) => Stat::Regular {
+            size: data.len() as u64,
+        },
+        Node::Unreadable => Stat::Regular { size: 0 },
+        Node::Stream(_) | Node::Directory => Stat::Other,
+    })
+}
+
+/// Reading a node from its start (or, for stdin, from its offset) to EOF.
+/// A second read of stdin finds it at EOF.
+pub struct Reads<'w> {
+    world: &'w World,
+    stdin_consumed: bool,
+}
+
+impl<'w> Reads<'w> {
+    pub fn new(world: &'w World) -> Self {
+        Reads {
+            world,
+            stdin_consumed: false,
+        }
+    }
+
+    /// Open and read a named file: the bytes read and the error that ended
+    /// the reading early, or the error that prevented opening.
+    pub fn read_named(&self, name: &[u8]) -> Result<(Vec<u8>, Option<Errno>), Errno> {
+        match self.world.files.get(name) {
+            None => Err(Errno::NoEntry),
+            Some(Node::Unreadable) => Err(Errno::Access),
+            Some(Node::Directory) => Ok((Vec::new(), Some(Errno::IsDirectory))),
+            Some(Node::Regular(d)) | Some(Node::Stream(d)) => Ok((d.clone(), None)),
+        }
+    }
+
+    /// Read stdin to EOF.  Its data can be read only once; a directory
+    /// fails every time.
+    pub fn read_stdin(&mut self) -> (Vec<u8>, Option<Errno>) {
+        let consumed = std::mem::replace(&mut self.stdin_consumed, true);
+        let s = &self.world.stdin;
+        match &s.node {
+            Node::Regular(_) | Node::Stream(_) if consumed => (Vec::new(), None),
+            Node::Regular(d) => (d.get(s.offset..).unwrap_or_default().to_vec(), None),
+            Node::Stream(d) => (d.clone(), None),
+            Node::Directory => (Vec::new(), Some(Errno::IsDirectory)),
+            Node::Unreadable => (Vec::new(), Some(Errno::Access)),
+        }
+    }
+}

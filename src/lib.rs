@@ -1,0 +1,1 @@
+//! The root package holds only the cross-crate tests in `tests/`.
