@@ -198,6 +198,18 @@ pub fn advise_sequential(fd: RawFd) {
     }
 }
 
+/// Try to grow a pipe's buffer to `size` bytes (F_SETPIPE_SZ); returns the
+/// size the pipe has afterwards, if it is a pipe at all.
+pub fn grow_pipe(fd: RawFd, size: usize) -> Option<usize> {
+    // SAFETY: fcntl with F_SETPIPE_SZ/F_GETPIPE_SZ takes and returns plain
+    // integers; on a non-pipe it fails with EBADF/EINVAL and changes nothing.
+    unsafe {
+        libc::fcntl(fd, libc::F_SETPIPE_SZ, size as libc::c_int);
+        let now = libc::fcntl(fd, libc::F_GETPIPE_SZ);
+        (now > 0).then_some(now as usize)
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Borrowed descriptors as std types.
 
@@ -314,17 +326,33 @@ pub fn splice_count_to_null(fd: RawFd) -> SpliceCount {
 // discards what it computed from that window and re-reads the file from the
 // window's start with read(), which sees the truncated file as it is.
 
-static GUARD_START: AtomicUsize = AtomicUsize::new(0);
-static GUARD_LEN: AtomicUsize = AtomicUsize::new(0);
-static GUARD_FAULTED: AtomicBool = AtomicBool::new(false);
+/// One armed window per slot; each thread that reads mappings owns a slot.
+pub const GUARD_SLOTS: usize = 2;
+
+struct Guard {
+    start: AtomicUsize,
+    len: AtomicUsize,
+    faulted: AtomicBool,
+}
+
+#[allow(clippy::declare_interior_mutable_const)]
+const IDLE_GUARD: Guard = Guard {
+    start: AtomicUsize::new(0),
+    len: AtomicUsize::new(0),
+    faulted: AtomicBool::new(false),
+};
+static GUARDS: [Guard; GUARD_SLOTS] = [IDLE_GUARD; GUARD_SLOTS];
 static GUARD_INSTALLED: OnceLock<bool> = OnceLock::new();
 
 extern "C" fn on_sigbus(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
     // SAFETY: the kernel passes a valid siginfo_t for SA_SIGINFO handlers.
     let addr = unsafe { (*info).si_addr() } as usize;
-    let start = GUARD_START.load(Ordering::SeqCst);
-    let len = GUARD_LEN.load(Ordering::SeqCst);
-    if len != 0 && addr >= start && addr < start + len {
+    for guard in &GUARDS {
+        let start = guard.start.load(Ordering::SeqCst);
+        let len = guard.len.load(Ordering::SeqCst);
+        if len == 0 || addr < start || addr >= start + len {
+            continue;
+        }
         let page = page_size() as usize;
         let from = addr & !(page - 1);
         let end = start + len;
@@ -343,7 +371,7 @@ extern "C" fn on_sigbus(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mu
                 0,
             );
         }
-        GUARD_FAULTED.store(true, Ordering::SeqCst);
+        guard.faulted.store(true, Ordering::SeqCst);
         return;
     }
     // Not our fault: restore the default action; returning re-executes the
@@ -394,7 +422,7 @@ impl MappedWindow {
                 std::ptr::null_mut(),
                 map_len,
                 libc::PROT_READ,
-                libc::MAP_PRIVATE | libc::MAP_POPULATE,
+                libc::MAP_PRIVATE,
                 file.as_raw_fd(),
                 aligned as libc::off_t,
             )
@@ -410,13 +438,15 @@ impl MappedWindow {
         })
     }
 
-    /// Run `f` on the window's bytes with the SIGBUS guard armed.  Returns
-    /// `None` if the file shrank under the window while `f` ran; whatever
-    /// `f` computed is then meaningless and must be discarded.
-    pub fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
-        GUARD_FAULTED.store(false, Ordering::SeqCst);
-        GUARD_START.store(self.ptr as usize, Ordering::SeqCst);
-        GUARD_LEN.store(self.map_len, Ordering::SeqCst);
+    /// Run `f` on the window's bytes with the SIGBUS guard of `slot` (which
+    /// the calling thread must own) armed.  Returns `None` if the file shrank
+    /// under the window while `f` ran; whatever `f` computed is then
+    /// meaningless and must be discarded.
+    pub fn with_bytes<R>(&self, slot: usize, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+        let guard = &GUARDS[slot];
+        guard.faulted.store(false, Ordering::SeqCst);
+        guard.start.store(self.ptr as usize, Ordering::SeqCst);
+        guard.len.store(self.map_len, Ordering::SeqCst);
         // SAFETY: the mapping is live for `self`'s lifetime and at least
         // skip + len bytes long; it is read-only and private, so no Rust
         // reference elsewhere can alias it mutably.  Pages that vanish by
@@ -425,8 +455,8 @@ impl MappedWindow {
         let bytes =
             unsafe { std::slice::from_raw_parts((self.ptr as *const u8).add(self.skip), self.len) };
         let r = f(bytes);
-        GUARD_LEN.store(0, Ordering::SeqCst);
-        if GUARD_FAULTED.swap(false, Ordering::SeqCst) {
+        guard.len.store(0, Ordering::SeqCst);
+        if guard.faulted.swap(false, Ordering::SeqCst) {
             None
         } else {
             Some(r)

@@ -51,10 +51,14 @@ impl Plan {
         !self.lines && !self.words && !self.chars && !self.max_line_length
     }
 
-    fn needs_pieces(&self) -> bool {
+    /// Do the counts depend on more than single bytes (words, characters,
+    /// widths)?  If not, any split of the input can be counted apart.
+    pub fn needs_pieces(&self) -> bool {
         self.words || self.chars || self.max_line_length
     }
 }
+
+const CACHE_BLOCK: usize = 32 * 1024;
 
 /// Incremental wc counts.  Cloning gives a snapshot to roll back to.
 #[derive(Clone, Debug)]
@@ -81,6 +85,14 @@ impl Counter {
 
     /// Count the next bytes of the input.
     pub fn feed(&mut self, data: &[u8]) {
+        // Each counter makes its own pass; blocks this size stay in the
+        // cache between passes.
+        for block in data.chunks(CACHE_BLOCK) {
+            self.feed_block(block);
+        }
+    }
+
+    fn feed_block(&mut self, data: &[u8]) {
         self.counts.bytes += data.len() as u64;
         if self.plan.lines {
             self.counts.lines += memchr::memchr_iter(b'\n', data).count() as u64;
@@ -131,6 +143,17 @@ impl Counter {
     /// when the skipped bytes were counted by size alone.
     pub fn add_uncounted_bytes(&mut self, n: u64) {
         self.counts.bytes += n;
+    }
+
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// Add counts computed apart; only valid when the plan does not need
+    /// pieces, so no state spans the split.
+    pub fn add_counts(&mut self, other: &Counts) {
+        self.counts.lines += other.lines;
+        self.counts.bytes += other.bytes;
     }
 
     /// The counts of everything fed so far, ending the input.
@@ -249,39 +272,67 @@ fn word_starts<const NBSP: bool>(piece: &[u8], in_word: &mut bool) -> u64 {
     total
 }
 
-/// Update the line width state over a single-byte piece.
-fn widths_single_byte(piece: &[u8], linepos: &mut u64, max: &mut u64) {
-    let mut rest = piece;
-    loop {
-        match memchr::memchr3(b'\n', b'\r', 0x0c, rest) {
-            Some(i) => {
-                *linepos = segment_width(*linepos, &rest[..i]);
-                *max = (*max).max(*linepos);
-                *linepos = 0;
-                rest = &rest[i + 1..];
-            }
-            None => {
-                *linepos = segment_width(*linepos, rest);
-                return;
-            }
-        }
-    }
+const LANES_01: u64 = 0x0101_0101_0101_0101;
+const LANES_7F: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+const LANES_80: u64 = 0x8080_8080_8080_8080;
+
+/// High bit of each byte lane set where the lane equals `byte` (exact: no
+/// false positives from borrows, unlike the classic has-zero trick).
+#[inline(always)]
+fn lanes_equal(word: u64, byte: u8) -> u64 {
+    let x = word ^ (LANES_01 * u64::from(byte));
+    !(((x & LANES_7F) + LANES_7F) | x) & LANES_80
 }
 
-/// Width after a segment with no line-ending byte in it.
-fn segment_width(start: u64, segment: &[u8]) -> u64 {
-    let all_printable = segment
-        .iter()
-        .fold(true, |acc, &b| acc & (b.wrapping_sub(0x20) < 0x5f));
-    if all_printable {
-        return start + segment.len() as u64;
+/// High bit of each lane set where the byte is not printable ASCII
+/// (0x20..=0x7E).
+#[inline(always)]
+fn lanes_unprintable(word: u64) -> u64 {
+    let at_least_20 = ((word & LANES_7F) + LANES_01 * 0x60) & LANES_80;
+    let high = word & LANES_80;
+    (!at_least_20 | high | lanes_equal(word, 0x7f)) & LANES_80
+}
+
+/// Update the line width state over a single-byte piece, eight bytes at a
+/// time: a word of printable ASCII just adds 8, a word whose only other
+/// bytes are newlines closes lines at their lane positions, and anything
+/// else is measured byte by byte.
+fn widths_single_byte(piece: &[u8], linepos: &mut u64, max: &mut u64) {
+    let mut words = piece.chunks_exact(8);
+    for chunk in &mut words {
+        let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        let newlines = lanes_equal(word, b'\n');
+        let unprintable = lanes_unprintable(word) & !newlines;
+        if unprintable != 0 {
+            *linepos = bytes_width(*linepos, chunk, max);
+            continue;
+        }
+        let mut lanes = newlines;
+        let mut next = 0u64;
+        while lanes != 0 {
+            let lane = u64::from(lanes.trailing_zeros() / 8);
+            *max = (*max).max(*linepos + lane - next);
+            *linepos = 0;
+            next = lane + 1;
+            lanes &= lanes - 1;
+        }
+        *linepos += 8 - next;
     }
+    *linepos = bytes_width(*linepos, words.remainder(), max);
+}
+
+/// The exact per-byte rule for line widths in a single-byte piece.
+fn bytes_width(start: u64, bytes: &[u8], max: &mut u64) -> u64 {
     let mut pos = start;
-    for &b in segment {
-        if b == b'\t' {
-            pos += 8 - pos % 8;
-        } else if b.wrapping_sub(0x20) < 0x5f {
-            pos += 1;
+    for &b in bytes {
+        match b {
+            b'\t' => pos += 8 - pos % 8,
+            b'\n' | b'\r' | 0x0c => {
+                *max = (*max).max(pos);
+                pos = 0;
+            }
+            0x20..=0x7e => pos += 1,
+            _ => {}
         }
     }
     pos
@@ -289,14 +340,14 @@ fn segment_width(start: u64, segment: &[u8]) -> u64 {
 
 /// Characters in a UTF-8 piece: every byte of a valid stretch that is not a
 /// continuation byte starts a character; encoding errors count nothing.
-/// std's validator accepts a subset of what glibc decodes, so stretches it
-/// accepts are counted in bulk and only the bytes it rejects are decoded one
+/// RFC 3629 validators (here the SIMD one from `simdutf8`) accept a subset
+/// of what glibc decodes, so stretches they accept are counted in bulk and only the bytes it rejects are decoded one
 /// character at a time.
 fn count_chars(piece: &[u8]) -> u64 {
     let mut total = 0u64;
     let mut rest = piece;
     while !rest.is_empty() {
-        let valid = match std::str::from_utf8(rest) {
+        let valid = match simdutf8::compat::from_utf8(rest) {
             Ok(_) => rest.len(),
             Err(e) => e.valid_up_to(),
         };

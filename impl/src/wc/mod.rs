@@ -85,7 +85,15 @@ pub fn count_opened(opened: Opened<'_>, plan: &Plan, cfg: &WcConfig, buf: &mut V
                 path: "read",
             }
         }
-        Opened::Fd(mut fd) => count_fd(&mut fd, plan, cfg, buf),
+        Opened::Fd(mut fd) => {
+            let mut counted = count_fd(&mut fd, plan, cfg, buf);
+            if plan.locale == samebytes_spec::Locale::C {
+                // The size and splice paths count bytes only; in the C
+                // locale characters are bytes.
+                counted.counts.chars = counted.counts.bytes;
+            }
+            counted
+        }
     }
 }
 
@@ -120,6 +128,7 @@ fn count_fd(fd: &mut FdInput, plan: &Plan, cfg: &WcConfig, buf: &mut Vec<u8>) ->
                 return counted;
             }
         } else if info.is_some_and(|i| i.kind == FileKind::Fifo) {
+            sys::grow_pipe(fd.raw_fd(), PIPE_SIZE);
             match sys::splice_count_to_null(fd.raw_fd()) {
                 SpliceCount::Done(n) => {
                     return Counted {
@@ -155,10 +164,17 @@ fn count_fd(fd: &mut FdInput, plan: &Plan, cfg: &WcConfig, buf: &mut Vec<u8>) ->
     }
 
     // Small regular files get a buffer their size; streams the full one.
-    let size = match regular {
+    let mut size = match regular {
         Some(i) => cfg.buffer_size.min(i.size as usize + 1),
         None => cfg.buffer_size,
     };
+    if info.is_some_and(|i| i.kind == FileKind::Fifo) {
+        // A bigger pipe lets the writer run ahead; smaller reads than the
+        // buffer keep the pipe from running dry, so neither side sleeps,
+        // and keep each chunk in cache while it is counted.
+        sys::grow_pipe(fd.raw_fd(), PIPE_SIZE);
+        size = size.min(PIPE_READ);
+    }
     sys::advise_sequential(fd.raw_fd());
     let error = read_loop(fd, &mut counter, buffer(buf, size));
     Counted {
@@ -230,6 +246,15 @@ fn count_mapped(
     let start = sys::lseek(raw, 0, Whence::Cur).ok()?;
     let mut offset = start;
     let mut path = "mmap";
+    if !counter.plan().needs_pieces() && info.size.saturating_sub(start) >= PARALLEL_MIN {
+        // Lines and bytes carry no state from one byte to the next, so two
+        // halves can be counted on two cores and summed.
+        if let Some(counts) = count_halves(fd, start, info.size, counter.plan(), cfg) {
+            counter.add_counts(&counts);
+            offset = info.size;
+            path = "mmap, 2 threads";
+        }
+    }
     while offset < info.size {
         let len = (cfg.window_size as u64).min(info.size - offset) as usize;
         let Ok(window) = sys::MappedWindow::map(fd.file(), offset, len) else {
@@ -237,7 +262,7 @@ fn count_mapped(
             break;
         };
         let snapshot = counter.clone();
-        if window.with_bytes(|bytes| counter.feed(bytes)).is_none() {
+        if window.with_bytes(0, |bytes| counter.feed(bytes)).is_none() {
             counter = snapshot;
             path = "mmap+truncated";
             break;
@@ -258,6 +283,51 @@ fn count_mapped(
         counts: counter.finish(),
         error,
         path,
+    })
+}
+
+/// The pipe buffer wc asks for when reading a pipe.
+const PIPE_SIZE: usize = 1024 * 1024;
+
+/// How much one read asks of a pipe (measured best on 1 MiB pipes; see
+/// BENCHMARKS.md).
+const PIPE_READ: usize = 64 * 1024;
+
+/// Inputs at least this large count lines on two threads.
+const PARALLEL_MIN: u64 = 32 * 1024 * 1024;
+
+/// Count `[from, to)` of a file through mappings, on this thread's guard
+/// slot.  `None` if mapping failed or the file shrank.
+fn count_range(
+    file: &std::fs::File,
+    from: u64,
+    to: u64,
+    plan: &Plan,
+    cfg: &WcConfig,
+    slot: usize,
+) -> Option<Counts> {
+    let mut counter = Counter::new(*plan);
+    let mut offset = from;
+    while offset < to {
+        let len = (cfg.window_size as u64).min(to - offset) as usize;
+        let window = sys::MappedWindow::map(file, offset, len).ok()?;
+        window.with_bytes(slot, |bytes| counter.feed(bytes))?;
+        offset += len as u64;
+    }
+    Some(counter.finish())
+}
+
+/// Lines and bytes of `[from, to)`, the two halves counted in parallel.
+fn count_halves(fd: &FdInput, from: u64, to: u64, plan: &Plan, cfg: &WcConfig) -> Option<Counts> {
+    let middle = from + (to - from) / 2;
+    let file = fd.file();
+    std::thread::scope(|scope| {
+        let second = scope.spawn(|| count_range(file, middle, to, plan, cfg, 1));
+        let first = count_range(file, from, middle, plan, cfg, 0);
+        let second = second.join().ok().flatten();
+        let mut total = first?;
+        total.add(&second?);
+        Some(total)
     })
 }
 

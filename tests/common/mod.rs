@@ -1,0 +1,105 @@
+//! Helpers shared by the binary-level and GNU conformance tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The built binary `name` from the `samebytes` package, building it (in
+/// the same profile as the tests) if it is not there yet.
+pub fn binary(name: &str) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    let exe = std::env::current_exe().expect("test executable path");
+    // target/<profile>/deps/<test> -> target/<profile>
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target profile dir")
+        .to_path_buf();
+    let path = dir.join(name);
+    BUILT.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let profile = dir.file_name().and_then(|n| n.to_str()).unwrap_or("debug");
+        let mut cmd = Command::new(cargo);
+        cmd.args(["build", "--quiet", "-p", "samebytes", "--bins"]);
+        if profile == "release" {
+            cmd.arg("--release");
+        }
+        let status = cmd.status().expect("run cargo build");
+        assert!(status.success(), "building the samebytes binaries failed");
+    });
+    assert!(path.exists(), "{} was not built", path.display());
+    path
+}
+
+/// A fresh scratch directory, removed on drop.
+pub struct Scratch {
+    pub path: PathBuf,
+}
+
+impl Scratch {
+    pub fn new(tag: &str) -> Scratch {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("samebytes-{tag}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).expect("create scratch dir");
+        Scratch { path }
+    }
+
+    pub fn file(&self, name: &str, data: &[u8]) -> PathBuf {
+        let p = self.path.join(name);
+        std::fs::write(&p, data).expect("write scratch file");
+        p
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Deterministic pseudo-random text with every byte class wc cares about.
+pub fn mixed_text(len: usize, seed: u64) -> Vec<u8> {
+    let pieces: &[&[u8]] = &[
+        b"word",
+        b" ",
+        b"\n",
+        b"\t",
+        b"\r\n",
+        b"\xc3\xa9t\xc3\xa9",
+        b"\xe4\xb8\xad\xe6\x96\x87",
+        b"\xc2\xa0",
+        b"\xe3\x80\x80",
+        b"\xff",
+        b"\xe2\x80",
+        b"\0",
+        b"x",
+        b"  ",
+        b"\x0b",
+        b"\x0c",
+    ];
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut out = Vec::with_capacity(len + 8);
+    while out.len() < len {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        out.extend_from_slice(pieces[(state >> 33) as usize % pieces.len()]);
+    }
+    out.truncate(len);
+    out
+}
+
+/// The exit status or, if killed, the signal.
+pub fn describe(status: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(c), _) => format!("exit {c}"),
+        (None, Some(s)) => format!("signal {s}"),
+        _ => "unknown".into(),
+    }
+}

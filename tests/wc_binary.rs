@@ -1,0 +1,490 @@
+//! Binary-level tests: the built `wc` on real pipes, files, devices and
+//! signals, each compared with what the spec says for the same input.
+
+mod common;
+
+use std::io::{Seek, SeekFrom, Write};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::{binary, describe, mixed_text, Scratch};
+use samebytes_spec::world::{Node, Stdin, World};
+use samebytes_spec::{Errno, Locale, Outcome, StdoutFailure};
+
+fn wc() -> Command {
+    let mut c = Command::new(binary("wc"));
+    c.env_remove("POSIXLY_CORRECT")
+        .env_remove("LANG")
+        .env_remove("LC_CTYPE");
+    c
+}
+
+fn locale_name(l: Locale) -> &'static str {
+    match l {
+        Locale::C => "C",
+        Locale::Utf8 => "C.UTF-8",
+    }
+}
+
+fn spec(args: &[&str], locale: Locale, world: &World, failure: Option<StdoutFailure>) -> Outcome {
+    let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
+    let env = samebytes_spec::wc::WcEnv {
+        locale,
+        posixly_correct: false,
+    };
+    samebytes_spec::wc::wc(&args, &env, world, failure)
+}
+
+fn outcome(out: std::process::Output) -> Outcome {
+    Outcome {
+        stdout: out.stdout,
+        stderr: out.stderr,
+        status: out
+            .status
+            .code()
+            .unwrap_or_else(|| panic!("killed: {}", describe(out.status))),
+    }
+}
+
+fn assert_same(actual: &Outcome, expected: &Outcome, what: &str) {
+    assert_eq!(
+        String::from_utf8_lossy(&actual.stdout),
+        String::from_utf8_lossy(&expected.stdout),
+        "stdout: {what}"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&actual.stderr),
+        String::from_utf8_lossy(&expected.stderr),
+        "stderr: {what}"
+    );
+    assert_eq!(actual.status, expected.status, "status: {what}");
+}
+
+const OPTION_SETS: &[&[&str]] = &[
+    &[],
+    &["-l"],
+    &["-c"],
+    &["-m"],
+    &["-w"],
+    &["-L"],
+    &["-lwmcL"],
+    &["-wm"],
+];
+
+#[test]
+fn pipe_written_in_random_chunks_with_pauses() {
+    let data = mixed_text(300 * 1024, 7);
+    for locale in [Locale::C, Locale::Utf8] {
+        for opts in OPTION_SETS {
+            let mut child = wc()
+                .args(*opts)
+                .env("LC_ALL", locale_name(locale))
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn wc");
+            let mut stdin = child.stdin.take().expect("stdin");
+            let feed = data.clone();
+            let writer = std::thread::spawn(move || {
+                let mut state = 12345u64;
+                let mut at = 0;
+                while at < feed.len() {
+                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+                    let n = 1 + (state >> 40) as usize % 9000;
+                    let end = (at + n).min(feed.len());
+                    stdin.write_all(&feed[at..end]).expect("feed wc");
+                    at = end;
+                    if (state >> 20) % 16 == 0 {
+                        std::thread::sleep(Duration::from_millis(2));
+                    }
+                }
+            });
+            let out = child.wait_with_output().expect("wait wc");
+            writer.join().expect("writer");
+            let world = World {
+                files: Default::default(),
+                stdin: Stdin {
+                    node: Node::Stream(data.clone()),
+                    offset: 0,
+                },
+            };
+            assert_same(
+                &outcome(out),
+                &spec(opts, locale, &world, None),
+                &format!("{opts:?} {locale:?}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn regular_files_through_read_and_mmap_windows() {
+    let dir = Scratch::new("wc-files");
+    let sizes = [0usize, 10, 4096, 300 * 1024, 5 * 1024 * 1024 + 3];
+    let mut world = World::default();
+    let mut names = Vec::new();
+    for (i, size) in sizes.iter().enumerate() {
+        let name = format!("f{i}");
+        let data = mixed_text(*size, i as u64);
+        dir.file(&name, &data);
+        world
+            .files
+            .insert(name.clone().into_bytes(), Node::Regular(data));
+        names.push(name);
+    }
+    for locale in [Locale::C, Locale::Utf8] {
+        for opts in OPTION_SETS {
+            let mut args: Vec<&str> = opts.to_vec();
+            args.extend(names.iter().map(String::as_str));
+            let out = wc()
+                .args(&args)
+                .current_dir(&dir.path)
+                .env("LC_ALL", locale_name(locale))
+                .output()
+                .expect("run wc");
+            assert_same(
+                &outcome(out),
+                &spec(&args, locale, &world, None),
+                &format!("{args:?} {locale:?}"),
+            );
+        }
+    }
+    // The big file really is mapped.
+    let out = wc()
+        .args(["--debug", "-w", "f4"])
+        .current_dir(&dir.path)
+        .output()
+        .expect("run wc");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("counted by mmap"),
+        "{:?}",
+        out
+    );
+}
+
+#[test]
+fn large_files_count_lines_on_two_threads() {
+    let dir = Scratch::new("wc-big");
+    let data = mixed_text(40 * 1024 * 1024 + 17, 99);
+    dir.file("big", &data);
+    let world = World {
+        files: [(b"big".to_vec(), Node::Regular(data))].into(),
+        stdin: Stdin::default(),
+    };
+    for opts in [&["-l"][..], &["-lc"], &["-c"]] {
+        let mut args = opts.to_vec();
+        args.push("big");
+        let out = wc()
+            .args(&args)
+            .current_dir(&dir.path)
+            .output()
+            .expect("run wc");
+        assert_same(
+            &outcome(out),
+            &spec(&args, Locale::C, &world, None),
+            &format!("{args:?}"),
+        );
+    }
+    let out = wc()
+        .args(["--debug", "-l", "big"])
+        .current_dir(&dir.path)
+        .output()
+        .expect("run wc");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("2 threads"),
+        "{:?}",
+        out
+    );
+}
+
+#[test]
+fn byte_count_honours_the_inherited_offset_and_leaves_stdin_at_eof() {
+    let dir = Scratch::new("wc-offset");
+    // 5000 bytes: st_size is trusted; 8192: a page multiple, read near EOF.
+    for size in [5000usize, 8192, 300 * 1024] {
+        for opts in [&["-c"][..], &["-l"], &[]] {
+            let data = mixed_text(size, 3);
+            let path = dir.file("f", &data);
+            let mut file = std::fs::File::open(&path).expect("open");
+            file.seek(SeekFrom::Start(100)).expect("seek");
+            let first = wc()
+                .args(opts)
+                .stdin(file.try_clone().expect("dup"))
+                .output()
+                .expect("run wc");
+            let second = wc().args(opts).stdin(file).output().expect("run wc");
+            let world = |offset| World {
+                files: Default::default(),
+                stdin: Stdin {
+                    node: Node::Regular(data.clone()),
+                    offset,
+                },
+            };
+            assert_same(
+                &outcome(first),
+                &spec(opts, Locale::C, &world(100), None),
+                &format!("first {opts:?} {size}"),
+            );
+            assert_same(
+                &outcome(second),
+                &spec(opts, Locale::C, &world(size), None),
+                &format!("second {opts:?} {size}"),
+            );
+        }
+    }
+    let path = dir.file("g", &mixed_text(5000, 4));
+    let out = wc()
+        .args(["--debug", "-c"])
+        .stdin(std::fs::File::open(path).expect("open"))
+        .output()
+        .expect("run wc");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("counted by fstat"),
+        "{:?}",
+        out
+    );
+}
+
+#[test]
+fn byte_count_of_a_pipe_uses_splice() {
+    let data = mixed_text(3 * 1024 * 1024 + 5, 11);
+    let mut child = wc()
+        .args(["--debug", "-c"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn wc");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let feed = data.clone();
+    let writer = std::thread::spawn(move || stdin.write_all(&feed).expect("feed"));
+    let out = child.wait_with_output().expect("wait");
+    writer.join().expect("writer");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("counted by splice"),
+        "{:?}",
+        out.stderr
+    );
+    let world = World {
+        files: Default::default(),
+        stdin: Stdin {
+            node: Node::Stream(data),
+            offset: 0,
+        },
+    };
+    assert_eq!(out.stdout, spec(&["-c"], Locale::C, &world, None).stdout);
+}
+
+#[test]
+fn dev_null_missing_files_and_directories() {
+    let dir = Scratch::new("wc-errors");
+    std::fs::create_dir(dir.path.join("d")).expect("mkdir");
+    dir.file("a", b"hello world\n");
+    let world = World {
+        files: [
+            (b"/dev/null".to_vec(), Node::Stream(Vec::new())),
+            (b"d".to_vec(), Node::Directory),
+            (b"a".to_vec(), Node::Regular(b"hello world\n".to_vec())),
+        ]
+        .into(),
+        stdin: Stdin {
+            node: Node::Stream(Vec::new()),
+            offset: 0,
+        },
+    };
+    for args in [
+        &["/dev/null"][..],
+        &["missing", "d", "a"],
+        &["-c", "d"],
+        &["-l", "a", "missing"],
+        &["--total=only", "a", "d", "/dev/null"],
+    ] {
+        let out = wc()
+            .args(args)
+            .current_dir(&dir.path)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run wc");
+        assert_same(
+            &outcome(out),
+            &spec(args, Locale::C, &world, None),
+            &format!("{args:?}"),
+        );
+    }
+    let out = wc().stdin(Stdio::null()).output().expect("run wc");
+    assert_same(
+        &outcome(out),
+        &spec(&[], Locale::C, &world, None),
+        "stdin /dev/null",
+    );
+}
+
+#[test]
+fn write_error_on_dev_full() {
+    let dir = Scratch::new("wc-full");
+    dir.file("a", b"one two\n");
+    let world = World {
+        files: [(b"a".to_vec(), Node::Regular(b"one two\n".to_vec()))].into(),
+        stdin: Stdin::default(),
+    };
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("open /dev/full");
+    let out = wc()
+        .args(["a", "missing"])
+        .current_dir(&dir.path)
+        .stdout(full)
+        .output()
+        .expect("run wc");
+    let failure = Some(StdoutFailure {
+        limit: 0,
+        errno: Errno::NoSpace,
+    });
+    assert_same(
+        &outcome(out),
+        &spec(&["a", "missing"], Locale::C, &world, failure),
+        "/dev/full",
+    );
+}
+
+/// Run wc with stdout on a pipe whose reader is already gone, with SIGPIPE
+/// set up by a shell trap before exec.
+fn closed_pipe_run(trap: &str, dir: &std::path::Path) -> std::process::Output {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    Command::new("sh")
+        .args([
+            "-c",
+            &format!("trap {trap} PIPE; exec \"$0\" \"$@\""),
+            binary("wc").to_str().expect("path"),
+            "a",
+        ])
+        .current_dir(dir)
+        .stdout(writer)
+        .output()
+        .expect("run wc")
+}
+
+#[test]
+fn closed_pipe_with_sigpipe_default_and_ignored() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = Scratch::new("wc-pipe");
+    dir.file("a", b"one two\n");
+    let killed = closed_pipe_run("-", &dir.path);
+    assert_eq!(
+        killed.status.signal(),
+        Some(libc::SIGPIPE),
+        "{}",
+        describe(killed.status)
+    );
+    assert!(
+        killed.stderr.is_empty(),
+        "{:?}",
+        String::from_utf8_lossy(&killed.stderr)
+    );
+
+    let ignored = closed_pipe_run("''", &dir.path);
+    let world = World {
+        files: [(b"a".to_vec(), Node::Regular(b"one two\n".to_vec()))].into(),
+        stdin: Stdin::default(),
+    };
+    let failure = Some(StdoutFailure {
+        limit: 0,
+        errno: Errno::BrokenPipe,
+    });
+    assert_same(
+        &outcome(ignored),
+        &spec(&["a"], Locale::C, &world, failure),
+        "SIGPIPE ignored",
+    );
+}
+
+#[test]
+fn a_file_truncated_under_a_mapping_is_not_a_crash() {
+    // Deterministic: map, truncate, then touch every page.
+    let dir = Scratch::new("wc-trunc");
+    let path = dir.file("t", &vec![b'x'; 1 << 20]);
+    let file = std::fs::File::open(&path).expect("open");
+    let window = samebytes::sys::MappedWindow::map(&file, 0, 1 << 20).expect("map");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .expect("open rw")
+        .set_len(0)
+        .expect("truncate");
+    let seen = window.with_bytes(0, |b| b.iter().map(|&x| u64::from(x)).sum::<u64>());
+    assert_eq!(
+        seen, None,
+        "a fault must be reported, not a sum of zero pages"
+    );
+
+    // Racy but safe to assert: wc on a file truncated while it counts never
+    // dies of SIGBUS and never counts more than the file ever held.
+    let data = mixed_text(48 * 1024 * 1024, 5);
+    let full = spec(
+        &["-w", "t"],
+        Locale::C,
+        &World {
+            files: [(b"t".to_vec(), Node::Regular(data.clone()))].into(),
+            stdin: Stdin::default(),
+        },
+        None,
+    );
+    for delay_ms in [0u64, 5, 20] {
+        std::fs::write(&path, &data).expect("rewrite");
+        let child = wc()
+            .args(["-w", "t"])
+            .current_dir(&dir.path)
+            .env("LC_ALL", "C")
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .expect("open rw")
+            .set_len(4096)
+            .expect("truncate");
+        let out = child.wait_with_output().expect("wait");
+        assert_eq!(out.status.code(), Some(0), "{}", describe(out.status));
+        let words: u64 = String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .next()
+            .and_then(|w| w.parse().ok())
+            .expect("a count");
+        let all: u64 = String::from_utf8_lossy(&full.stdout)
+            .split_whitespace()
+            .next()
+            .and_then(|w| w.parse().ok())
+            .expect("a count");
+        assert!(words <= all, "{words} > {all}");
+    }
+}
+
+#[test]
+fn a_long_line_without_newline() {
+    let dir = Scratch::new("wc-long");
+    let mut data = mixed_text(12 * 1024 * 1024, 21);
+    data.retain(|&b| b != b'\n' && b != b'\r' && b != 0x0c);
+    dir.file("long", &data);
+    let world = World {
+        files: [(b"long".to_vec(), Node::Regular(data))].into(),
+        stdin: Stdin::default(),
+    };
+    for locale in [Locale::C, Locale::Utf8] {
+        let out = wc()
+            .args(["-lwmcL", "long"])
+            .current_dir(&dir.path)
+            .env("LC_ALL", locale_name(locale))
+            .output()
+            .expect("run wc");
+        assert_same(
+            &outcome(out),
+            &spec(&["-lwmcL", "long"], locale, &world, None),
+            &format!("{locale:?}"),
+        );
+    }
+}
