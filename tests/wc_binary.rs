@@ -11,8 +11,10 @@ use common::{binary, describe, mixed_text, Scratch};
 use samebytes_spec::world::{Node, Stdin, World};
 use samebytes_spec::{Errno, Locale, Outcome, StdoutFailure};
 
+/// The built wc, invoked as plain `wc` (argv[0] names it in diagnostics).
 fn wc() -> Command {
     let mut c = Command::new(binary("wc"));
+    std::os::unix::process::CommandExt::arg0(&mut c, "wc");
     c.env_remove("POSIXLY_CORRECT")
         .env_remove("LANG")
         .env_remove("LC_CTYPE");
@@ -27,11 +29,19 @@ fn locale_name(l: Locale) -> &'static str {
 }
 
 fn spec(args: &[&str], locale: Locale, world: &World, failure: Option<StdoutFailure>) -> Outcome {
+    spec_as("wc", args, locale, world, failure)
+}
+
+fn spec_as(
+    program: &str,
+    args: &[&str],
+    locale: Locale,
+    world: &World,
+    failure: Option<StdoutFailure>,
+) -> Outcome {
     let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
-    let env = samebytes_spec::wc::WcEnv {
-        locale,
-        posixly_correct: false,
-    };
+    let mut env = samebytes_spec::wc::WcEnv::new(locale, false);
+    env.program = program.into();
     samebytes_spec::wc::wc(&args, &env, world, failure)
 }
 
@@ -95,7 +105,7 @@ fn pipe_written_in_random_chunks_with_pauses() {
                     let end = (at + n).min(feed.len());
                     stdin.write_all(&feed[at..end]).expect("feed wc");
                     at = end;
-                    if (state >> 20) % 16 == 0 {
+                    if (state >> 20).is_multiple_of(16) {
                         std::thread::sleep(Duration::from_millis(2));
                     }
                 }
@@ -394,11 +404,38 @@ fn closed_pipe_with_sigpipe_default_and_ignored() {
         limit: 0,
         errno: Errno::BrokenPipe,
     });
+    let program = binary("wc").to_string_lossy().into_owned();
     assert_same(
         &outcome(ignored),
-        &spec(&["a"], Locale::C, &world, failure),
+        &spec_as(&program, &["a"], Locale::C, &world, failure),
         "SIGPIPE ignored",
     );
+}
+
+#[test]
+fn diagnostics_name_the_program_as_invoked() {
+    let world = World::default();
+    for args in [
+        &["missing"][..],
+        &["-q"],
+        &["--total=x"],
+        &["--files0-from=F", "x"],
+        &["--help"],
+    ] {
+        let mut cmd = Command::new(binary("wc"));
+        std::os::unix::process::CommandExt::arg0(&mut cmd, "/opt/bin/wc");
+        let out = cmd
+            .args(args)
+            .env("LC_ALL", "C")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run wc");
+        assert_same(
+            &outcome(out),
+            &spec_as("/opt/bin/wc", args, Locale::C, &world, None),
+            &format!("{args:?}"),
+        );
+    }
 }
 
 #[test]

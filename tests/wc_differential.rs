@@ -53,7 +53,7 @@ proptest! {
         posixly_correct in any::<bool>(),
         select_mask in 1u8..32,
     ) {
-        let env = WcEnv { locale: if utf8 { Locale::Utf8 } else { Locale::C }, posixly_correct };
+        let env = WcEnv::new(if utf8 { Locale::Utf8 } else { Locale::C }, posixly_correct);
         let select = Selection {
             lines: select_mask & 1 != 0,
             words: select_mask & 2 != 0,
@@ -106,10 +106,7 @@ fn counter_at_every_alignment_and_length() {
         b"\xff",
     ];
     for utf8 in [false, true] {
-        let env = WcEnv {
-            locale: if utf8 { Locale::Utf8 } else { Locale::C },
-            posixly_correct: false,
-        };
+        let env = WcEnv::new(if utf8 { Locale::Utf8 } else { Locale::C }, false);
         let plan = Plan::new(&all_selected(), env.locale, false);
         for len in (0..40usize).chain([254, 255, 256, 257, 511, 1024]) {
             for special in specials {

@@ -21,3 +21,13 @@ pub fn args_bytes() -> Vec<Vec<u8>> {
 pub fn posixly_correct() -> bool {
     std::env::var_os("POSIXLY_CORRECT").is_some()
 }
+
+/// `argv[0]`, as GNU tools name themselves in diagnostics; `fallback` if
+/// there is none.
+pub fn program_name(fallback: &str) -> String {
+    std::env::args_os()
+        .next()
+        .map(|a| a.to_string_lossy().into_owned())
+        .filter(|a| !a.is_empty())
+        .unwrap_or_else(|| fallback.to_string())
+}

@@ -75,7 +75,7 @@ impl<'a> Decoder<'a> {
 
 pub fn from_hex(s: &str) -> Result<Vec<u8>, DecodeError> {
     let s = s.trim();
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return Err(DecodeError);
     }
     (0..s.len())

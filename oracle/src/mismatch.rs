@@ -58,9 +58,9 @@ fn hex_window(bytes: &[u8], at: usize) -> String {
     let mut row = start;
     while row < end {
         out.push_str(&format!("  {row:08x} "));
-        for i in row..(row + 16).min(end) {
+        for (i, byte) in bytes.iter().enumerate().take((row + 16).min(end)).skip(row) {
             let mark = if i == at { '>' } else { ' ' };
-            out.push_str(&format!("{mark}{:02x}", bytes[i]));
+            out.push_str(&format!("{mark}{byte:02x}"));
         }
         out.push('\n');
         row += 16;

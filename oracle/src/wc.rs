@@ -36,10 +36,10 @@ pub struct WcCase {
 
 impl WcCase {
     pub fn env(&self) -> WcEnv {
-        WcEnv {
-            locale: if self.utf8 { Locale::Utf8 } else { Locale::C },
-            posixly_correct: self.posixly_correct,
-        }
+        WcEnv::new(
+            if self.utf8 { Locale::Utf8 } else { Locale::C },
+            self.posixly_correct,
+        )
     }
 
     /// Total input bytes a run of this case can read.

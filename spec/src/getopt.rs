@@ -196,10 +196,7 @@ fn find_long<'t, Id>(longs: &'t [LongOpt<Id>], name: &[u8]) -> Result<&'t LongOp
 
 /// How an option argument matched a list of valid words (gnulib `argmatch`):
 /// an exact match, or a unique abbreviation.
-pub fn argmatch<'a, T: Copy>(
-    arg: &[u8],
-    choices: &'a [(&'static str, T)],
-) -> Result<T, ArgmatchError> {
+pub fn argmatch<T: Copy>(arg: &[u8], choices: &[(&'static str, T)]) -> Result<T, ArgmatchError> {
     if let Some((_, v)) = choices.iter().find(|(n, _)| n.as_bytes() == arg) {
         return Ok(*v);
     }

@@ -31,10 +31,23 @@ use crate::world::{Node, Reads, Stat, World};
 use crate::{clip_stdout, Errno, Locale, Outcome, StdoutFailure};
 
 /// The process environment that matters to wc.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WcEnv {
     pub locale: Locale,
     pub posixly_correct: bool,
+    /// `argv[0]`: GNU names itself after it in every diagnostic.
+    pub program: String,
+}
+
+impl WcEnv {
+    /// An environment for a program invoked as plain `wc`.
+    pub fn new(locale: Locale, posixly_correct: bool) -> WcEnv {
+        WcEnv {
+            locale,
+            posixly_correct,
+            program: "wc".into(),
+        }
+    }
 }
 
 /// Which counts to print.
@@ -192,11 +205,16 @@ const TOTAL_CHOICES: &[(&str, TotalMode)] = &[
     ("never", TotalMode::Never),
 ];
 
-const TRY_HELP: &str = "Try 'wc --help' for more information.\n";
+fn try_help(program: &str) -> String {
+    format!("Try '{program} --help' for more information.\n")
+}
 
-pub const HELP: &str = "\
-Usage: wc [OPTION]... [FILE]...
-  or:  wc [OPTION]... --files0-from=F
+/// The `--help` text.
+pub fn help_text(program: &str) -> String {
+    format!("Usage: {program} [OPTION]... [FILE]...\n  or:  {program} [OPTION]... --files0-from=F\n{HELP_BODY}")
+}
+
+const HELP_BODY: &str = "\
 Print newline, word, and byte counts for each FILE, and a total line if
 more than one FILE is specified.  A word is a nonempty sequence of non white
 space delimited by white space characters or by start or end of input.
@@ -229,10 +247,10 @@ pub fn version_text() -> String {
     )
 }
 
-fn usage_error(message: String) -> Invocation {
+fn usage_error(message: String, env: &WcEnv) -> Invocation {
     Invocation::Exit(Outcome {
         stdout: Vec::new(),
-        stderr: format!("{message}{TRY_HELP}").into_bytes(),
+        stderr: format!("{message}{}", try_help(&env.program)).into_bytes(),
         status: 1,
     })
 }
@@ -243,7 +261,7 @@ pub fn parse_args(args: &[Vec<u8>], env: &WcEnv) -> Invocation {
         shorts: SHORTS,
         longs: LONGS,
     };
-    let (items, error) = getopt::parse("wc", args, &table, env.posixly_correct);
+    let (items, error) = getopt::parse(&env.program, args, &table, env.posixly_correct);
     let mut opts = WcOptions::default();
     // Options act in command-line order: --help before a bad option wins.
     for item in items {
@@ -268,7 +286,7 @@ pub fn parse_args(args: &[Vec<u8>], env: &WcEnv) -> Invocation {
                 }
                 OptId::Help => {
                     return Invocation::Exit(Outcome {
-                        stdout: HELP.as_bytes().to_vec(),
+                        stdout: help_text(&env.program).into_bytes(),
                         stderr: Vec::new(),
                         status: 0,
                     })
@@ -284,7 +302,7 @@ pub fn parse_args(args: &[Vec<u8>], env: &WcEnv) -> Invocation {
         }
     }
     if let Some(message) = error {
-        return usage_error(message);
+        return usage_error(message, env);
     }
     if opts.select.count() == 0 {
         opts.select.lines = true;
@@ -293,10 +311,14 @@ pub fn parse_args(args: &[Vec<u8>], env: &WcEnv) -> Invocation {
     }
     if opts.files0_from.is_some() {
         if let Some(extra) = opts.operands.first() {
-            return usage_error(format!(
-                "wc: extra operand {}\nfile operands cannot be combined with --files0-from\n",
-                String::from_utf8_lossy(&quoteaf(extra, env.locale))
-            ));
+            return usage_error(
+                format!(
+                    "{}: extra operand {}\nfile operands cannot be combined with --files0-from\n",
+                    env.program,
+                    String::from_utf8_lossy(&quoteaf(extra, env.locale))
+                ),
+                env,
+            );
         }
     }
     Invocation::Run(opts)
@@ -310,14 +332,15 @@ fn total_argmatch_failure(value: &[u8], kind: getopt::ArgmatchError, env: &WcEnv
         getopt::ArgmatchError::Ambiguous => "ambiguous",
     };
     let mut msg = format!(
-        "wc: {problem} argument {} for {}\nValid arguments are:\n",
+        "{}: {problem} argument {} for {}\nValid arguments are:\n",
+        env.program,
         q(value),
         q(b"--total")
     );
     for (name, _) in TOTAL_CHOICES {
         msg.push_str(&format!("  - {}\n", q(name.as_bytes())));
     }
-    msg.push_str(TRY_HELP);
+    msg.push_str(&try_help(&env.program));
     Outcome {
         stdout: Vec::new(),
         stderr: msg.into_bytes(),
@@ -473,7 +496,9 @@ pub fn wc(
         Invocation::Run(o) => o,
         Invocation::Exit(mut outcome) => {
             if clip_stdout(&mut outcome.stdout, stdout_failure) {
-                outcome.stderr.extend_from_slice(b"wc: write error\n");
+                outcome
+                    .stderr
+                    .extend_from_slice(format!("{}: write error\n", env.program).as_bytes());
                 outcome.status = 1;
             }
             return outcome;
@@ -484,7 +509,7 @@ pub fn wc(
     let q = |s: &[u8]| String::from_utf8_lossy(&quotef(s, env.locale)).into_owned();
     let err = |out: &mut Outcome, msg: String| {
         out.stderr
-            .extend_from_slice(format!("wc: {msg}\n").as_bytes());
+            .extend_from_slice(format!("{}: {msg}\n", env.program).as_bytes());
         out.status = 1;
     };
 

@@ -13,6 +13,7 @@ fn main() {
             Locale::C
         },
         posixly_correct: samebytes::posixly_correct(),
+        program: samebytes::program_name("wc"),
     };
     let mut stdout = samebytes::sys::FdWriter::stdout();
     let mut stderr = std::io::stderr();

@@ -206,7 +206,7 @@ fn bytes_from_size(
     let raw = fd.raw_fd();
     let current = sys::lseek(raw, 0, Whence::Cur).ok()?;
     let size = info.size;
-    if size % sys::page_size() != 0 {
+    if !size.is_multiple_of(sys::page_size()) {
         let bytes = size.saturating_sub(current);
         if bytes > 0 && sys::lseek(raw, bytes as i64, Whence::Cur).is_ok() {
             return Some(Counted {
@@ -347,7 +347,7 @@ pub fn run(
             out.write_all(&outcome.stdout);
             diagnose(stderr, &outcome.stderr);
             if out.failed() {
-                diagnose(stderr, b"wc: write error\n");
+                diagnose(stderr, format!("{}: write error\n", env.program).as_bytes());
                 return 1;
             }
             return outcome.status;
@@ -357,7 +357,7 @@ pub fn run(
     let locale = env.locale;
     let mut status = 0;
     let mut complain = |stderr: &mut dyn Write, msg: &[u8]| {
-        let mut line = b"wc: ".to_vec();
+        let mut line = format!("{}: ", env.program).into_bytes();
         line.extend_from_slice(msg);
         line.push(b'\n');
         diagnose(stderr, &line);
@@ -470,7 +470,7 @@ pub fn run(
             let mut msg = quotef(display, locale);
             msg.extend_from_slice(b": counted by ");
             msg.extend_from_slice(counted.path.as_bytes());
-            let mut line = b"wc: ".to_vec();
+            let mut line = format!("{}: ", env.program).into_bytes();
             line.extend_from_slice(&msg);
             line.push(b'\n');
             diagnose(stderr, &line);

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Side-by-side benchmarks: samebytes against GNU coreutils and the best peer
+# (uutils), in one run, reported as t(GNU) / t(ours).
+#
+#   bash bench/run.sh [--runs N] [--only wc] [--markdown FILE]
+#
+# Installs hyperfine and pv from the distribution if they are missing, and
+# uutils (`cargo install coreutils`) into bench/data/uutils.  Generates a
+# 1 GiB English-like text file and a 256 MiB UTF-8-heavy file in bench/data
+# (never committed).  Don't run it while anything else is building: on two
+# cores both numbers would lie.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+data="$here/data"
+runs=10
+markdown=""
+only=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) runs=$2; shift 2 ;;
+    --markdown) markdown=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    *) echo "usage: bash bench/run.sh [--runs N] [--only TOOL] [--markdown FILE]" >&2; exit 2 ;;
+  esac
+done
+
+need_pkg() {
+  if ! command -v "$1" >/dev/null 2>&1; then
+    echo "installing $2 ..." >&2
+    if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq "$2" >/dev/null
+    else sudo apt-get update -qq && sudo apt-get install -y -qq "$2" >/dev/null; fi
+  fi
+}
+need_pkg hyperfine hyperfine
+need_pkg pv pv
+need_pkg python3 python3
+
+mkdir -p "$data"
+(cd "$root" && cargo build --release --quiet -p samebytes --bins)
+ours="$root/target/release"
+
+uutils="$data/uutils/bin/coreutils"
+if [ ! -x "$uutils" ]; then
+  echo "installing uutils coreutils (wc) into $data/uutils ..." >&2
+  cargo install --quiet coreutils --no-default-features --features wc --root "$data/uutils" >&2 || true
+fi
+have_uutils=0
+[ -x "$uutils" ] && have_uutils=1
+
+[ -f "$data/text.txt" ] || python3 "$here/gen_text.py" text $((1 << 30)) "$data/text.txt"
+[ -f "$data/utf8.txt" ] || python3 "$here/gen_text.py" utf8 $((256 << 20)) "$data/utf8.txt"
+echo "one short line" > "$data/short.txt"
+cat "$data/text.txt" "$data/utf8.txt" > /dev/null   # warm the page cache
+
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+
+# bench NAME LOCALE WARMUP ours-cmd gnu-cmd uutils-cmd
+bench() {
+  local name=$1 locale=$2 runs_here=$3 ours_cmd=$4 gnu_cmd=$5 uu_cmd=$6
+  local json
+  json=$(mktemp)
+  local cmds=("$ours_cmd" "$gnu_cmd")
+  [ "$have_uutils" = 1 ] && cmds+=("$uu_cmd")
+  LC_ALL=$locale hyperfine --style none --warmup 2 --runs "$runs_here" --export-json "$json" \
+    "${cmds[@]}" >/dev/null 2>&1
+  python3 - "$json" "$name" >> "$results" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+ours, gnu = r[0]["mean"], r[1]["mean"]
+uu = r[2]["mean"] if len(r) > 2 else None
+def fmt(t): return f"{t*1000:.1f} ms" if t < 1 else f"{t:.2f} s"
+print("|".join([sys.argv[2], fmt(ours), fmt(gnu), f"{gnu/ours:.2f}",
+                fmt(uu) if uu else "n/a", f"{uu/ours:.2f}" if uu else "n/a"]))
+PY
+  rm -f "$json"
+}
+
+T="$data/text.txt"
+U="$data/utf8.txt"
+S="$data/short.txt"
+uu="$uutils wc"
+
+if [ -z "$only" ] || [ "$only" = wc ]; then
+  bench "wc -l, file" C "$runs" "$ours/wc -l $T" "wc -l $T" "$uu -l $T"
+  bench "wc, C.UTF-8" C.UTF-8 "$runs" "$ours/wc $T" "wc $T" "$uu $T"
+  bench "wc, C" C "$runs" "$ours/wc $T" "wc $T" "$uu $T"
+  bench "wc -m, UTF-8-heavy" C.UTF-8 "$runs" "$ours/wc -m $U" "wc -m $U" "$uu -m $U"
+  bench "wc -L, C.UTF-8" C.UTF-8 "$runs" "$ours/wc -L $T" "wc -L $T" "$uu -L $T"
+  bench "wc -L, C" C "$runs" "$ours/wc -L $T" "wc -L $T" "$uu -L $T"
+  bench "wc -w, UTF-8-heavy" C.UTF-8 "$runs" "$ours/wc -w $U" "wc -w $U" "$uu -w $U"
+  bench "wc -c, pipe (pv)" C "$runs" "pv -q $T | $ours/wc -c" "pv -q $T | wc -c" "pv -q $T | $uu -c"
+  bench "wc -l, pipe (pv)" C "$runs" "pv -q $T | $ours/wc -l" "pv -q $T | wc -l" "pv -q $T | $uu -l"
+  bench "wc, one short line" C.UTF-8 $((runs * 30)) "$ours/wc $S" "wc $S" "$uu $S"
+  # Peak RSS of each workload (KiB), ours only.
+  rss() { local loc=$1; shift; LC_ALL=$loc /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
+  pipe_rss=$(pv -q "$T" | LC_ALL=C /usr/bin/time -f %M "$ours/wc" -l 2>&1 >/dev/null | tail -1)
+  echo "rss|wc -l $(rss C "$ours/wc" -l "$T")|wc $(rss C.UTF-8 "$ours/wc" "$T")|wc -m $(rss C.UTF-8 "$ours/wc" -m "$U")|wc -L $(rss C.UTF-8 "$ours/wc" -L "$T")|wc -l pipe $pipe_rss|wc -c pipe $(pv -q "$T" | LC_ALL=C /usr/bin/time -f %M "$ours/wc" -c 2>&1 >/dev/null | tail -1)" >> "$results"
+fi
+
+table=$(python3 - "$results" <<'PY'
+import sys
+rows = [l.rstrip("\n").split("|") for l in open(sys.argv[1]) if l.strip()]
+out = ["| workload | samebytes | GNU 9.1 | t(GNU)/t(ours) | uutils | t(uutils)/t(ours) |",
+       "|---|---:|---:|---:|---:|---:|"]
+rss = None
+for r in rows:
+    if r[0] == "rss":
+        rss = r[1:]
+        continue
+    out.append("| " + " | ".join(r) + " |")
+if rss:
+    out.append("")
+    out.append("Peak RSS of samebytes (KiB): " + ", ".join(rss))
+print("\n".join(out))
+PY
+)
+echo "$table"
+if [ -n "$markdown" ]; then
+  {
+    echo "Command: \`bash bench/run.sh --runs $runs${only:+ --only $only}\`"
+    echo "Date: $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -r), GNU $(wc --version | head -1)"
+    echo
+    echo "$table"
+  } > "$markdown"
+fi

@@ -1,0 +1,27 @@
+//! Replay the committed fuzz corpora through the same drivers the fuzz
+//! targets call, so a stable toolchain checks them on every `cargo test`.
+
+use std::path::Path;
+
+fn replay(target: &str, body: fn(&[u8])) -> usize {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus")
+        .join(target);
+    let mut entries: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("corpus entry").path())
+        .collect();
+    entries.sort();
+    for path in &entries {
+        let data = std::fs::read(path).expect("read corpus file");
+        let outcome = std::panic::catch_unwind(|| body(&data));
+        assert!(outcome.is_ok(), "corpus input {} fails", path.display());
+    }
+    entries.len()
+}
+
+#[test]
+fn wc_corpus_replays_clean() {
+    let n = replay("wc", samebytes_oracle::wc::fuzz_wc);
+    assert!(n >= 20, "the wc corpus has only {n} inputs");
+}
