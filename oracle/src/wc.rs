@@ -584,6 +584,8 @@ pub fn variants(case: &WcCase) -> [(String, ImplPath, WcConfig); 4] {
         buffer_size: case.buffer_size,
         window_size: case.window_size,
         mmap_min: 0,
+        // Split every input of a few dozen bytes or more across threads.
+        parallel_min: 48,
     };
     [
         (

@@ -149,11 +149,40 @@ impl Counter {
         &self.plan
     }
 
-    /// Add counts computed apart; only valid when the plan does not need
-    /// pieces, so no state spans the split.
-    pub fn add_counts(&mut self, other: &Counts) {
-        self.counts.lines += other.lines;
-        self.counts.bytes += other.bytes;
+    /// Can two halves of an input be counted apart and merged?  Everything
+    /// but line widths can (a tab makes a width depend on the whole line).
+    pub fn splittable(&self) -> bool {
+        !self.plan.max_line_length
+    }
+
+    /// Join this counter with `later`, a fresh counter that was fed the
+    /// input that follows, starting at the byte `first`.  In the UTF-8
+    /// locale `first` must be ASCII, so that no character spans the split;
+    /// only the word that may run across it needs mending.
+    pub fn merge(mut self, later: Counter, first: u8) -> Counter {
+        debug_assert!(self.splittable() && (first.is_ascii() || self.plan.locale == Locale::C));
+        if self.pending_len > 0 {
+            // Bytes cut short by an ASCII byte can never complete.
+            let stale = self.pending;
+            let n = self.pending_len;
+            self.pending_len = 0;
+            self.piece_utf8(&stale[..n]);
+        }
+        let continues_word = self.in_word
+            && !if self.plan.nbsp_separates {
+                is_separator::<true>(first)
+            } else {
+                is_separator::<false>(first)
+            };
+        let mut merged = later;
+        merged.counts.lines += self.counts.lines;
+        merged.counts.bytes += self.counts.bytes;
+        merged.counts.chars += self.counts.chars;
+        // `later` counted a word starting at `first`; if the word began
+        // before the split it was counted already.
+        merged.counts.words =
+            merged.counts.words + self.counts.words - u64::from(continues_word && self.plan.words);
+        merged
     }
 
     /// The counts of everything fed so far, ending the input.
@@ -338,11 +367,27 @@ fn bytes_width(start: u64, bytes: &[u8], max: &mut u64) -> u64 {
     pos
 }
 
+/// Bytes that are not UTF-8 continuation bytes (0x80..=0xBF), i.e. the
+/// characters of valid UTF-8.  Sums of at most 255 ones fit a u8 lane, in a
+/// shape the compiler vectorises.
+fn count_non_continuation(bytes: &[u8]) -> u64 {
+    bytes
+        .chunks(255)
+        .map(|block| {
+            let n: u8 = block
+                .iter()
+                .map(|&b| u8::from((b as i8) >= -0x40))
+                .fold(0u8, |acc, x| acc.wrapping_add(x));
+            u64::from(n)
+        })
+        .sum()
+}
+
 /// Characters in a UTF-8 piece: every byte of a valid stretch that is not a
 /// continuation byte starts a character; encoding errors count nothing.
 /// RFC 3629 validators (here the SIMD one from `simdutf8`) accept a subset
-/// of what glibc decodes, so stretches they accept are counted in bulk and only the bytes it rejects are decoded one
-/// character at a time.
+/// of what glibc decodes, so stretches they accept are counted in bulk and
+/// only the bytes they reject are decoded one character at a time.
 fn count_chars(piece: &[u8]) -> u64 {
     let mut total = 0u64;
     let mut rest = piece;
@@ -351,13 +396,7 @@ fn count_chars(piece: &[u8]) -> u64 {
             Ok(_) => rest.len(),
             Err(e) => e.valid_up_to(),
         };
-        for block in rest[..valid].chunks(255) {
-            let n: u8 = block
-                .iter()
-                .map(|&b| u8::from((b as i8) >= -0x40))
-                .fold(0u8, |acc, x| acc.wrapping_add(x));
-            total += u64::from(n);
-        }
+        total += count_non_continuation(&rest[..valid]);
         rest = &rest[valid..];
         if rest.is_empty() {
             break;

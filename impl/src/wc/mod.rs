@@ -29,6 +29,9 @@ pub struct WcConfig {
     pub window_size: usize,
     /// Regular files smaller than this are read, not mapped.
     pub mmap_min: u64,
+    /// Inputs at least this large (and mapped or in memory) are counted in
+    /// two halves on two threads, when the counts allow it.
+    pub parallel_min: u64,
 }
 
 impl Default for WcConfig {
@@ -37,6 +40,7 @@ impl Default for WcConfig {
             buffer_size: 256 * 1024,
             window_size: 2 * 1024 * 1024,
             mmap_min: 256 * 1024,
+            parallel_min: 32 * 1024 * 1024,
         }
     }
 }
@@ -66,14 +70,32 @@ pub struct Counted {
 pub fn count_opened(opened: Opened<'_>, plan: &Plan, cfg: &WcConfig, buf: &mut Vec<u8>) -> Counted {
     match opened {
         Opened::Slice(data) => {
-            let mut counter = Counter::new(*plan);
-            for window in data.chunks(cfg.window_size.max(1)) {
-                counter.feed(window);
-            }
+            let feed = |mut counter: Counter, from: u64, to: u64, _slot: usize| {
+                for window in data[from as usize..to as usize].chunks(cfg.window_size.max(1)) {
+                    counter.feed(window);
+                }
+                Some(counter)
+            };
+            let split = |at: u64| {
+                let at = at as usize;
+                let probe = &data[at..data.len().min(at + SPLIT_SEARCH)];
+                split_in(probe, plan).map(|i| ((at + i) as u64, probe[i]))
+            };
+            let len = data.len() as u64;
+            let halves = (len >= cfg.parallel_min.max(2))
+                .then(|| count_in_halves(plan, 0, len, &feed, &split))
+                .flatten();
+            let (counter, path) = match halves {
+                Some(c) => (c, "slice, 2 threads"),
+                None => (
+                    feed(Counter::new(*plan), 0, len, 0).expect("slices do not fail"),
+                    "slice",
+                ),
+            };
             Counted {
                 counts: counter.finish(),
                 error: None,
-                path: "slice",
+                path,
             }
         }
         Opened::Reader(mut r) => {
@@ -246,11 +268,23 @@ fn count_mapped(
     let start = sys::lseek(raw, 0, Whence::Cur).ok()?;
     let mut offset = start;
     let mut path = "mmap";
-    if !counter.plan().needs_pieces() && info.size.saturating_sub(start) >= PARALLEL_MIN {
-        // Lines and bytes carry no state from one byte to the next, so two
-        // halves can be counted on two cores and summed.
-        if let Some(counts) = count_halves(fd, start, info.size, counter.plan(), cfg) {
-            counter.add_counts(&counts);
+    if info.size.saturating_sub(start) >= cfg.parallel_min {
+        let file = fd.file();
+        let feed = |c: Counter, a: u64, b: u64, slot: usize| {
+            feed_mapped(file, c, a, b, cfg.window_size, slot)
+        };
+        let split = |at: u64| {
+            let len = (SPLIT_SEARCH as u64).min(info.size - at) as usize;
+            let window = sys::MappedWindow::map(file, at, len).ok()?;
+            let plan = *counter.plan();
+            window
+                .with_bytes(0, |probe| {
+                    split_in(probe, &plan).map(|i| (at + i as u64, probe[i]))
+                })
+                .flatten()
+        };
+        if let Some(merged) = count_in_halves(counter.plan(), start, info.size, &feed, &split) {
+            counter = merged;
             offset = info.size;
             path = "mmap, 2 threads";
         }
@@ -293,42 +327,60 @@ const PIPE_SIZE: usize = 1024 * 1024;
 /// BENCHMARKS.md).
 const PIPE_READ: usize = 64 * 1024;
 
-/// Inputs at least this large count lines on two threads.
-const PARALLEL_MIN: u64 = 32 * 1024 * 1024;
+/// How far past the middle to look for a place to split an input.
+const SPLIT_SEARCH: usize = 64 * 1024;
 
-/// Count `[from, to)` of a file through mappings, on this thread's guard
-/// slot.  `None` if mapping failed or the file shrank.
-fn count_range(
+/// Where in `probe` the input may be split: any byte in the C locale, an
+/// ASCII byte in UTF-8 (no character spans it).
+fn split_in(probe: &[u8], plan: &Plan) -> Option<usize> {
+    match plan.locale {
+        samebytes_spec::Locale::C => (!probe.is_empty()).then_some(0),
+        samebytes_spec::Locale::Utf8 => probe.iter().position(u8::is_ascii),
+    }
+}
+
+/// Count `[from, to)` in two halves on two threads and merge them.
+/// `feed(counter, a, b, slot)` feeds bytes `[a, b)` to a counter, using
+/// SIGBUS guard `slot` if it maps memory, and fails if the input does;
+/// `split(at)` finds a place at or after `at` to cut, and the byte there.
+/// `None` when the plan cannot be split or the input failed: the caller
+/// then counts sequentially from scratch.
+fn count_in_halves<F, S>(plan: &Plan, from: u64, to: u64, feed: &F, split: &S) -> Option<Counter>
+where
+    F: Fn(Counter, u64, u64, usize) -> Option<Counter> + Sync,
+    S: Fn(u64) -> Option<(u64, u8)>,
+{
+    let fresh = Counter::new(*plan);
+    if !fresh.splittable() || to - from < 2 {
+        return None;
+    }
+    let (middle, first) = split(from + (to - from) / 2)?;
+    std::thread::scope(|scope| {
+        let later = scope.spawn(|| feed(Counter::new(*plan), middle, to, 1));
+        let earlier = feed(fresh, from, middle, 0);
+        let later = later.join().ok().flatten();
+        Some(earlier?.merge(later?, first))
+    })
+}
+
+/// Feed `[from, to)` of a file to a counter through mappings, on guard
+/// `slot`.  `None` if mapping failed or the file shrank under a window.
+fn feed_mapped(
     file: &std::fs::File,
+    mut counter: Counter,
     from: u64,
     to: u64,
-    plan: &Plan,
-    cfg: &WcConfig,
+    window_size: usize,
     slot: usize,
-) -> Option<Counts> {
-    let mut counter = Counter::new(*plan);
+) -> Option<Counter> {
     let mut offset = from;
     while offset < to {
-        let len = (cfg.window_size as u64).min(to - offset) as usize;
+        let len = (window_size as u64).min(to - offset) as usize;
         let window = sys::MappedWindow::map(file, offset, len).ok()?;
         window.with_bytes(slot, |bytes| counter.feed(bytes))?;
         offset += len as u64;
     }
-    Some(counter.finish())
-}
-
-/// Lines and bytes of `[from, to)`, the two halves counted in parallel.
-fn count_halves(fd: &FdInput, from: u64, to: u64, plan: &Plan, cfg: &WcConfig) -> Option<Counts> {
-    let middle = from + (to - from) / 2;
-    let file = fd.file();
-    std::thread::scope(|scope| {
-        let second = scope.spawn(|| count_range(file, middle, to, plan, cfg, 1));
-        let first = count_range(file, from, middle, plan, cfg, 0);
-        let second = second.join().ok().flatten();
-        let mut total = first?;
-        total.add(&second?);
-        Some(total)
-    })
+    Some(counter)
 }
 
 /// Run wc.  Returns the exit status.
