@@ -149,40 +149,31 @@ impl Counter {
         &self.plan
     }
 
-    /// Can two halves of an input be counted apart and merged?  Everything
-    /// but line widths can (a tab makes a width depend on the whole line).
-    pub fn splittable(&self) -> bool {
-        !self.plan.max_line_length
-    }
-
     /// Join this counter with `later`, a fresh counter that was fed the
-    /// input that follows, starting at the byte `first`.  In the UTF-8
-    /// locale `first` must be ASCII, so that no character spans the split;
-    /// only the word that may run across it needs mending.
-    pub fn merge(mut self, later: Counter, first: u8) -> Counter {
-        debug_assert!(self.splittable() && (first.is_ascii() || self.plan.locale == Locale::C));
-        if self.pending_len > 0 {
-            // Bytes cut short by an ASCII byte can never complete.
-            let stale = self.pending;
-            let n = self.pending_len;
-            self.pending_len = 0;
-            self.piece_utf8(&stale[..n]);
-        }
-        let continues_word = self.in_word
-            && !if self.plan.nbsp_separates {
-                is_separator::<true>(first)
-            } else {
-                is_separator::<false>(first)
-            };
+    /// input that follows.  This counter must have ended right after a
+    /// newline: then no character, word or line spans the split, and the
+    /// counts simply add (the widths take the larger maximum).
+    pub fn merge(self, later: Counter) -> Counter {
+        debug_assert!(self.ends_line());
         let mut merged = later;
         merged.counts.lines += self.counts.lines;
-        merged.counts.bytes += self.counts.bytes;
+        merged.counts.words += self.counts.words;
         merged.counts.chars += self.counts.chars;
-        // `later` counted a word starting at `first`; if the word began
-        // before the split it was counted already.
-        merged.counts.words =
-            merged.counts.words + self.counts.words - u64::from(continues_word && self.plan.words);
+        merged.counts.bytes += self.counts.bytes;
+        merged.counts.max_line_length = merged
+            .counts
+            .max_line_length
+            .max(self.counts.max_line_length);
         merged
+    }
+
+    /// Is the counter at the start of a line with nothing pending, as it is
+    /// right after a newline?
+    pub fn ends_line(&self) -> bool {
+        // Word and width state is only kept when those counts are wanted.
+        self.pending_len == 0
+            && (!self.plan.words || !self.in_word)
+            && (!self.plan.max_line_length || self.linepos == 0)
     }
 
     /// The counts of everything fed so far, ending the input.

@@ -40,7 +40,7 @@ impl Default for WcConfig {
             buffer_size: 256 * 1024,
             window_size: 2 * 1024 * 1024,
             mmap_min: 256 * 1024,
-            parallel_min: 32 * 1024 * 1024,
+            parallel_min: 4 * 1024 * 1024,
         }
     }
 }
@@ -70,7 +70,7 @@ pub struct Counted {
 pub fn count_opened(opened: Opened<'_>, plan: &Plan, cfg: &WcConfig, buf: &mut Vec<u8>) -> Counted {
     match opened {
         Opened::Slice(data) => {
-            let feed = |mut counter: Counter, from: u64, to: u64, _slot: usize| {
+            let feed = |mut counter: Counter, from: u64, to: u64| {
                 for window in data[from as usize..to as usize].chunks(cfg.window_size.max(1)) {
                     counter.feed(window);
                 }
@@ -79,7 +79,7 @@ pub fn count_opened(opened: Opened<'_>, plan: &Plan, cfg: &WcConfig, buf: &mut V
             let split = |at: u64| {
                 let at = at as usize;
                 let probe = &data[at..data.len().min(at + SPLIT_SEARCH)];
-                split_in(probe, plan).map(|i| ((at + i) as u64, probe[i]))
+                split_in(probe).map(|i| (at + i) as u64)
             };
             let len = data.len() as u64;
             let halves = (len >= cfg.parallel_min.max(2))
@@ -88,7 +88,7 @@ pub fn count_opened(opened: Opened<'_>, plan: &Plan, cfg: &WcConfig, buf: &mut V
             let (counter, path) = match halves {
                 Some(c) => (c, "slice, 2 threads"),
                 None => (
-                    feed(Counter::new(*plan), 0, len, 0).expect("slices do not fail"),
+                    feed(Counter::new(*plan), 0, len).expect("slices do not fail"),
                     "slice",
                 ),
             };
@@ -179,7 +179,7 @@ fn count_fd(fd: &mut FdInput, plan: &Plan, cfg: &WcConfig, buf: &mut Vec<u8>) ->
 
     if let Some(info) = regular {
         if info.size >= cfg.mmap_min {
-            if let Some(counted) = count_mapped(fd, &info, counter.clone(), cfg, buf) {
+            if let Some(counted) = count_regular(fd, &info, counter.clone(), cfg, buf) {
                 return counted;
             }
         }
@@ -254,10 +254,12 @@ fn bytes_from_size(
     })
 }
 
-/// The mmap path: map the file a window at a time and feed each window.  If
-/// the file shrinks under a window, that window's work is rolled back and
-/// the rest is read with read(2), which sees the file as it now is.
-fn count_mapped(
+/// A regular file worth more than a read: a large one is counted in two
+/// halves on two threads with pread(2); otherwise (or if there is no place
+/// to cut) it is mapped a window at a time and each window fed.  If the
+/// file shrinks under a window, that window's work is rolled back and the
+/// rest is read with read(2), which sees the file as it now is.
+fn count_regular(
     fd: &mut FdInput,
     info: &sys::FileInfo,
     mut counter: Counter,
@@ -270,23 +272,20 @@ fn count_mapped(
     let mut path = "mmap";
     if info.size.saturating_sub(start) >= cfg.parallel_min {
         let file = fd.file();
-        let feed = |c: Counter, a: u64, b: u64, slot: usize| {
-            feed_mapped(file, c, a, b, cfg.window_size, slot)
-        };
+        // Each half is read with pread(2) into its own small buffer: on the
+        // reference machine that beats two threads of mappings (whose page
+        // table work does not scale) by a fifth; see BENCHMARKS.md.
+        let feed = |c: Counter, a: u64, b: u64| feed_read_at(file, c, a, b);
         let split = |at: u64| {
-            let len = (SPLIT_SEARCH as u64).min(info.size - at) as usize;
-            let window = sys::MappedWindow::map(file, at, len).ok()?;
-            let plan = *counter.plan();
-            window
-                .with_bytes(0, |probe| {
-                    split_in(probe, &plan).map(|i| (at + i as u64, probe[i]))
-                })
-                .flatten()
+            use std::os::unix::fs::FileExt;
+            let mut probe = vec![0u8; SPLIT_SEARCH];
+            let n = file.read_at(&mut probe, at).ok()?;
+            split_in(&probe[..n]).map(|i| at + i as u64)
         };
         if let Some(merged) = count_in_halves(counter.plan(), start, info.size, &feed, &split) {
             counter = merged;
             offset = info.size;
-            path = "mmap, 2 threads";
+            path = "pread, 2 threads";
         }
     }
     while offset < info.size {
@@ -327,58 +326,61 @@ const PIPE_SIZE: usize = 1024 * 1024;
 /// BENCHMARKS.md).
 const PIPE_READ: usize = 64 * 1024;
 
+/// The read size of each half when a file is counted on two threads.
+const PREAD_CHUNK: usize = 64 * 1024;
+
 /// How far past the middle to look for a place to split an input.
 const SPLIT_SEARCH: usize = 64 * 1024;
 
-/// Where in `probe` the input may be split: any byte in the C locale, an
-/// ASCII byte in UTF-8 (no character spans it).
-fn split_in(probe: &[u8], plan: &Plan) -> Option<usize> {
-    match plan.locale {
-        samebytes_spec::Locale::C => (!probe.is_empty()).then_some(0),
-        samebytes_spec::Locale::Utf8 => probe.iter().position(u8::is_ascii),
-    }
+/// Where in `probe` the input may be split: just after a newline, where
+/// no character, word or line spans the cut.
+fn split_in(probe: &[u8]) -> Option<usize> {
+    memchr::memchr(b'\n', probe).map(|i| i + 1)
 }
 
 /// Count `[from, to)` in two halves on two threads and merge them.
-/// `feed(counter, a, b, slot)` feeds bytes `[a, b)` to a counter, using
-/// SIGBUS guard `slot` if it maps memory, and fails if the input does;
-/// `split(at)` finds a place at or after `at` to cut, and the byte there.
-/// `None` when the plan cannot be split or the input failed: the caller
-/// then counts sequentially from scratch.
+/// `feed(counter, a, b)` feeds bytes `[a, b)` to a counter, and fails if
+/// the input does;
+/// `split(at)` finds a place at or after `at` to cut.  `None` when there is
+/// no place to cut or the input failed: the caller then counts
+/// sequentially from scratch.
 fn count_in_halves<F, S>(plan: &Plan, from: u64, to: u64, feed: &F, split: &S) -> Option<Counter>
 where
-    F: Fn(Counter, u64, u64, usize) -> Option<Counter> + Sync,
-    S: Fn(u64) -> Option<(u64, u8)>,
+    F: Fn(Counter, u64, u64) -> Option<Counter> + Sync,
+    S: Fn(u64) -> Option<u64>,
 {
-    let fresh = Counter::new(*plan);
-    if !fresh.splittable() || to - from < 2 {
+    if to - from < 2 {
         return None;
     }
-    let (middle, first) = split(from + (to - from) / 2)?;
+    let middle = split(from + (to - from) / 2)?;
     std::thread::scope(|scope| {
-        let later = scope.spawn(|| feed(Counter::new(*plan), middle, to, 1));
-        let earlier = feed(fresh, from, middle, 0);
+        let later = scope.spawn(|| feed(Counter::new(*plan), middle, to));
+        let earlier = feed(Counter::new(*plan), from, middle);
         let later = later.join().ok().flatten();
-        Some(earlier?.merge(later?, first))
+        Some(earlier?.merge(later?))
     })
 }
 
-/// Feed `[from, to)` of a file to a counter through mappings, on guard
-/// `slot`.  `None` if mapping failed or the file shrank under a window.
-fn feed_mapped(
-    file: &std::fs::File,
-    mut counter: Counter,
-    from: u64,
-    to: u64,
-    window_size: usize,
-    slot: usize,
-) -> Option<Counter> {
+/// Feed `[from, to)` of a file to a counter with positioned reads of
+/// [`PREAD_CHUNK`] bytes.  `None` if a read fails or the file ends early
+/// (it shrank): the caller starts over sequentially.
+fn feed_read_at(file: &std::fs::File, mut counter: Counter, from: u64, to: u64) -> Option<Counter> {
+    use std::os::unix::fs::FileExt;
+    let mut buf = vec![0u8; PREAD_CHUNK];
     let mut offset = from;
     while offset < to {
-        let len = (window_size as u64).min(to - offset) as usize;
-        let window = sys::MappedWindow::map(file, offset, len).ok()?;
-        window.with_bytes(slot, |bytes| counter.feed(bytes))?;
-        offset += len as u64;
+        let want = (buf.len() as u64).min(to - offset) as usize;
+        let n = loop {
+            match file.read_at(&mut buf[..want], offset) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                other => break other.ok()?,
+            }
+        };
+        if n == 0 {
+            return None;
+        }
+        counter.feed(&buf[..n]);
+        offset += n as u64;
     }
     Some(counter)
 }
