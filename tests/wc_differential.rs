@@ -168,3 +168,25 @@ fn reproducers_replay_clean() {
         }
     }
 }
+
+/// The slice path really cuts large inputs in halves (and small ones not),
+/// so the differential runs above exercise the merge.
+#[test]
+fn slice_path_counts_large_inputs_in_halves() {
+    use samebytes::io::Opened;
+    use samebytes::wc::{count_opened, WcConfig};
+    let cfg = WcConfig {
+        parallel_min: 48,
+        ..WcConfig::default()
+    };
+    let plan = Plan::new(&all_selected(), Locale::Utf8, false);
+    let mut buf = Vec::new();
+    let big = b"one two\nthree\n".repeat(8);
+    let small = b"one two\n".to_vec();
+    let env = WcEnv::new(Locale::Utf8, false);
+    for (data, path) in [(&big, "slice, 2 threads"), (&small, "slice")] {
+        let counted = count_opened(Opened::Slice(data), &plan, &cfg, &mut buf);
+        assert_eq!(counted.path, path);
+        assert_eq!(counted.counts, count(data, &env));
+    }
+}

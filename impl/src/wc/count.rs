@@ -402,3 +402,35 @@ fn count_chars(piece: &[u8]) -> u64 {
     }
     total
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The SWAR lane predicates against the plain per-byte rule, for every
+    /// byte value in every lane, with every other value around it.
+    #[test]
+    fn lane_predicates_match_per_byte_rules() {
+        for lane in 0..8 {
+            for b in 0..=255u8 {
+                for fill in [0x00u8, 0x0a, 0x20, 0x41, 0x7e, 0x7f, 0x80, 0xff] {
+                    let mut bytes = [fill; 8];
+                    bytes[lane] = b;
+                    let word = u64::from_le_bytes(bytes);
+                    let mut want_nl = 0u64;
+                    let mut want_unprintable = 0u64;
+                    for (i, &x) in bytes.iter().enumerate() {
+                        if x == b'\n' {
+                            want_nl |= 0x80 << (8 * i);
+                        }
+                        if !(0x20..=0x7e).contains(&x) {
+                            want_unprintable |= 0x80 << (8 * i);
+                        }
+                    }
+                    assert_eq!(lanes_equal(word, b'\n'), want_nl, "{bytes:02x?}");
+                    assert_eq!(lanes_unprintable(word), want_unprintable, "{bytes:02x?}");
+                }
+            }
+        }
+    }
+}
