@@ -433,11 +433,15 @@ impl<'w> ModelInputs<'w> {
         match name {
             Some(n) => self
                 .world
-                .files
-                .get(n)
+                .lookup(n)
                 .cloned()
                 .map(|node| (node, false))
-                .ok_or_else(|| os_error(libc::ENOENT)),
+                .map_err(|e| {
+                    os_error(match e {
+                        samebytes_spec::Errno::NameTooLong => libc::ENAMETOOLONG,
+                        _ => libc::ENOENT,
+                    })
+                }),
             None => {
                 let s = &self.world.stdin;
                 let node = match (&s.node, self.stdin_consumed) {

@@ -55,6 +55,7 @@ pub enum Errno {
     Io,
     NoSpace,
     BrokenPipe,
+    NameTooLong,
 }
 
 impl Errno {
@@ -66,6 +67,7 @@ impl Errno {
             Errno::Io => "Input/output error",
             Errno::NoSpace => "No space left on device",
             Errno::BrokenPipe => "Broken pipe",
+            Errno::NameTooLong => "File name too long",
         }
     }
 }

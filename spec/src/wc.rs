@@ -525,13 +525,12 @@ pub fn wc(
                 let (d, e) = reads.read_stdin();
                 (world.stdin.node.clone(), (d, e))
             } else {
-                match world.files.get(f) {
-                    None | Some(Node::Unreadable) => {
-                        let e = if world.files.contains_key(f) {
-                            Errno::Access
-                        } else {
-                            Errno::NoEntry
-                        };
+                let opened = match world.lookup(f) {
+                    Ok(Node::Unreadable) => Err(Errno::Access),
+                    other => other,
+                };
+                match opened {
+                    Err(e) => {
                         err(
                             &mut out,
                             format!(
@@ -542,7 +541,7 @@ pub fn wc(
                         );
                         return out;
                     }
-                    Some(n) => (n.clone(), reads.read_named(f).expect("exists")),
+                    Ok(n) => (n.clone(), reads.read_named(f).expect("exists")),
                 }
             };
             let (bytes, read_error) = data;

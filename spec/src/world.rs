@@ -48,9 +48,23 @@ pub enum Stat {
     Other,
 }
 
+/// Linux refuses a path of PATH_MAX (4096) bytes or more, or with a
+/// component longer than NAME_MAX (255), before looking it up.
+pub fn name_too_long(name: &[u8]) -> bool {
+    name.len() >= 4096 || name.split(|&b| b == b'/').any(|c| c.len() > 255)
+}
+
 impl World {
+    /// Look a name up as `open` and `stat` do.
+    pub fn lookup(&self, name: &[u8]) -> Result<&Node, Errno> {
+        if name_too_long(name) {
+            return Err(Errno::NameTooLong);
+        }
+        self.files.get(name).ok_or(Errno::NoEntry)
+    }
+
     pub fn stat(&self, name: &[u8]) -> Result<Stat, Errno> {
-        node_stat(self.files.get(name).ok_or(Errno::NoEntry)?)
+        node_stat(self.lookup(name)?)
     }
 
     pub fn stat_stdin(&self) -> Stat {
@@ -86,11 +100,10 @@ impl<'w> Reads<'w> {
     /// Open and read a named file: the bytes read and the error that ended
     /// the reading early, or the error that prevented opening.
     pub fn read_named(&self, name: &[u8]) -> Result<(Vec<u8>, Option<Errno>), Errno> {
-        match self.world.files.get(name) {
-            None => Err(Errno::NoEntry),
-            Some(Node::Unreadable) => Err(Errno::Access),
-            Some(Node::Directory) => Ok((Vec::new(), Some(Errno::IsDirectory))),
-            Some(Node::Regular(d)) | Some(Node::Stream(d)) => Ok((d.clone(), None)),
+        match self.world.lookup(name)? {
+            Node::Unreadable => Err(Errno::Access),
+            Node::Directory => Ok((Vec::new(), Some(Errno::IsDirectory))),
+            Node::Regular(d) | Node::Stream(d) => Ok((d.clone(), None)),
         }
     }
 
