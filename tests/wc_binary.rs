@@ -201,16 +201,9 @@ fn large_files_count_lines_on_two_threads() {
             &format!("{args:?}"),
         );
     }
-    let out = wc()
-        .args(["--debug", "-l", "big"])
-        .current_dir(&dir.path)
-        .output()
-        .expect("run wc");
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("2 threads"),
-        "{:?}",
-        out
-    );
+    let mut cmd = wc();
+    cmd.args(["--debug", "-l", "big"]).current_dir(&dir.path);
+    assert_debug_path(cmd, "big: counted by pread, 2 threads\n");
 }
 
 #[test]
@@ -249,16 +242,18 @@ fn byte_count_honours_the_inherited_offset_and_leaves_stdin_at_eof() {
         }
     }
     let path = dir.file("g", &mixed_text(5000, 4));
-    let out = wc()
-        .args(["--debug", "-c"])
-        .stdin(std::fs::File::open(path).expect("open"))
-        .output()
-        .expect("run wc");
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("counted by fstat"),
-        "{:?}",
-        out
-    );
+    let mut cmd = wc();
+    cmd.args(["--debug", "-c"])
+        .stdin(std::fs::File::open(path).expect("open"));
+    assert_debug_path(cmd, "counted by fstat\n");
+}
+
+/// Run wc (with `--debug` among its arguments) and check the path it says
+/// it took.
+fn assert_debug_path(mut cmd: Command, expected: &str) {
+    let out = cmd.output().expect("run wc");
+    let debug = String::from_utf8_lossy(&out.stderr);
+    assert!(debug.contains(expected), "{expected:?} not in {debug:?}");
 }
 
 #[test]
