@@ -25,3 +25,9 @@ fn wc_corpus_replays_clean() {
     let n = replay("wc", samebytes_oracle::wc::fuzz_wc);
     assert!(n >= 20, "the wc corpus has only {n} inputs");
 }
+
+#[test]
+fn cat_corpus_replays_clean() {
+    let n = replay("cat", samebytes_oracle::cat::fuzz_cat);
+    assert!(n >= 20, "the cat corpus has only {n} inputs");
+}

@@ -1,10 +1,11 @@
-//! samebytes: fast drop-in `wc` (and later `cat`, `yes`, `grep`), proven
+//! samebytes: fast drop-in `wc` and `cat` (and later `yes`, `grep`), proven
 //! byte-identical to the reference implementations in `samebytes-spec`.
 //!
 //! Layout: [`sys`] holds every system call and every `unsafe` block; [`io`]
 //! holds the seams through which tools read and write; each tool has one
 //! module with a thin binary in `src/bin`.
 
+pub mod cat;
 pub mod fdinput;
 pub mod io;
 pub mod sys;

@@ -103,6 +103,8 @@ pub struct FileInfo {
     pub kind: FileKind,
     pub size: u64,
     pub block_size: u64,
+    /// Device and inode: the file's identity.
+    pub id: (u64, u64),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,6 +112,7 @@ pub enum FileKind {
     Regular,
     Fifo,
     Directory,
+    Socket,
     Other,
 }
 
@@ -118,12 +121,14 @@ fn info_from_stat(st: &libc::stat) -> FileInfo {
         libc::S_IFREG => FileKind::Regular,
         libc::S_IFIFO => FileKind::Fifo,
         libc::S_IFDIR => FileKind::Directory,
+        libc::S_IFSOCK => FileKind::Socket,
         _ => FileKind::Other,
     };
     FileInfo {
         kind,
         size: u64::try_from(st.st_size).unwrap_or(0),
         block_size: u64::try_from(st.st_blksize).unwrap_or(512).max(1),
+        id: (st.st_dev, st.st_ino),
     }
 }
 
@@ -314,6 +319,84 @@ pub fn splice_count_to_null(fd: RawFd) -> SpliceCount {
             _ => return SpliceCount::Failed(total, e),
         }
     }
+}
+
+// ---------------------------------------------------------------------------
+// Kernel copies for cat: copy_file_range, splice and pipes.
+//
+// Each wrapper makes one call and reports what it moved; the caller owns
+// the loop, so it always knows how many bytes have left the input and can
+// switch paths without losing or repeating any.
+
+/// Errors that mean "this kind of copy is not possible between these two
+/// descriptors" rather than "the data could not be read or written".
+pub fn means_unsupported(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EINVAL)
+            | Some(libc::ENOSYS)
+            | Some(libc::EOPNOTSUPP)
+            | Some(libc::EXDEV)
+            | Some(libc::EBADF)
+            | Some(libc::ETXTBSY)
+            | Some(libc::EPERM)
+    )
+}
+
+fn byte_count(r: isize) -> io::Result<usize> {
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r as usize)
+    }
+}
+
+/// One `copy_file_range(from, NULL, to, NULL, len, 0)`: copy at the file
+/// positions of both descriptors and advance them.
+pub fn copy_file_range(from: RawFd, to: RawFd, len: usize) -> io::Result<usize> {
+    // SAFETY: null offset pointers mean "use and advance the file
+    // positions"; the kernel touches no memory of ours.
+    byte_count(unsafe {
+        libc::copy_file_range(from, std::ptr::null_mut(), to, std::ptr::null_mut(), len, 0)
+    })
+}
+
+/// One `splice(from, NULL, to, NULL, len, SPLICE_F_MOVE)`; one end must be
+/// a pipe.
+pub fn splice(from: RawFd, to: RawFd, len: usize) -> io::Result<usize> {
+    // SAFETY: as for copy_file_range: file positions, no user memory.
+    byte_count(unsafe {
+        libc::splice(
+            from,
+            std::ptr::null_mut(),
+            to,
+            std::ptr::null_mut(),
+            len,
+            libc::SPLICE_F_MOVE,
+        )
+    })
+}
+
+/// A new pipe, both ends close-on-exec: (read end, write end).
+pub fn pipe() -> io::Result<(File, File)> {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: pipe2 writes two descriptors into the array we own; on
+    // success we take sole ownership of both.
+    unsafe {
+        if libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok((File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])))
+    }
+}
+
+/// How many bytes can be read from `fd` without blocking (FIONREAD), if
+/// the descriptor can tell.
+pub fn bytes_ready(fd: RawFd) -> Option<usize> {
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int into `n`, which we own.
+    let r = unsafe { libc::ioctl(fd, libc::FIONREAD, &mut n) };
+    (r == 0).then_some(n.max(0) as usize)
 }
 
 // ---------------------------------------------------------------------------

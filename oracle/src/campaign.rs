@@ -24,29 +24,56 @@ pub fn run(per_tool: Duration, seed: u64) -> Vec<ToolReport> {
     let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes);
     let mut runner = TestRunner::new_with_rng(Config::default(), rng);
 
-    let mut reports = Vec::new();
-    let mut wc = ToolReport {
-        tool: "wc",
+    vec![
+        campaign_one(
+            "wc",
+            &mut runner,
+            per_tool,
+            crate::wc::wc_case(),
+            |case| case.input_bytes() * crate::wc::variants(case).len() as u64,
+            crate::wc::check_wc,
+        ),
+        campaign_one(
+            "cat",
+            &mut runner,
+            per_tool,
+            crate::cat::cat_case(),
+            |case| case.input_bytes() * crate::cat::variants(case).len() as u64,
+            crate::cat::check_cat,
+        ),
+    ]
+}
+
+/// One tool's share of a campaign: generate cases until the deadline, and
+/// keep the first few mismatches.
+fn campaign_one<S: Strategy>(
+    tool: &'static str,
+    runner: &mut TestRunner,
+    per_tool: Duration,
+    strategy: S,
+    bytes_pushed: impl Fn(&S::Value) -> u64,
+    check: impl Fn(&S::Value) -> Result<(), Box<Mismatch>>,
+) -> ToolReport {
+    let mut report = ToolReport {
+        tool,
         ..ToolReport::default()
     };
-    let strategy = crate::wc::wc_case();
     let deadline = Instant::now() + per_tool;
     while Instant::now() < deadline {
-        let Ok(tree) = strategy.new_tree(&mut runner) else {
+        let Ok(tree) = strategy.new_tree(runner) else {
             continue;
         };
         let case = tree.current();
-        wc.cases += 1;
+        report.cases += 1;
         // Every case runs through each implementation variant.
-        wc.bytes_pushed += case.input_bytes() * crate::wc::variants(&case).len() as u64;
-        if let Err(m) = crate::wc::check_wc(&case) {
-            if wc.mismatches.len() < 5 {
-                wc.mismatches.push(*m);
+        report.bytes_pushed += bytes_pushed(&case);
+        if let Err(m) = check(&case) {
+            if report.mismatches.len() < 5 {
+                report.mismatches.push(*m);
             }
         }
     }
-    reports.push(wc);
-    reports
+    report
 }
 
 /// The campaign report as a table, then each mismatch in full.

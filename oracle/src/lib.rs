@@ -3,18 +3,19 @@
 //! - [`schedule`]: read and write schedules (`Arbitrary` and proptest
 //!   strategies) and the [`schedule::ChunkedReader`] and
 //!   [`schedule::ShortWriter`] that apply them.
-//! - One driver per tool ([`wc::check_wc`]) that runs the spec and the
+//! - One driver per tool ([`wc::check_wc`], [`cat::check_cat`]) that runs the spec and the
 //!   implementation on the same case and compares stdout, stderr and status.
 //! - [`mismatch::Mismatch`]: a readable report with a one-line reproducer.
 //! - [`campaign`]: the time-boxed randomized campaign behind the CLI.
 
 pub mod campaign;
+pub mod cat;
 pub mod codec;
 pub mod mismatch;
 pub mod schedule;
 pub mod wc;
 
-/// Decode a reproducer (`wc:<hex>`, optionally with the command in front)
+/// Decode a reproducer (`wc:<hex>`, `cat:<hex>`, optionally with the command in front)
 /// and check it again.
 pub fn replay(reproducer: &str) -> Result<Result<(), Box<mismatch::Mismatch>>, String> {
     let spec = reproducer.rsplit(' ').next().unwrap_or(reproducer);
@@ -25,6 +26,10 @@ pub fn replay(reproducer: &str) -> Result<Result<(), Box<mismatch::Mismatch>>, S
         "wc" => {
             let case = wc::WcCase::decode(hex).map_err(|_| "malformed wc case".to_string())?;
             Ok(wc::check_wc(&case))
+        }
+        "cat" => {
+            let case = cat::CatCase::decode(hex).map_err(|_| "malformed cat case".to_string())?;
+            Ok(cat::check_cat(&case))
         }
         other => Err(format!("unknown tool in reproducer: {other}")),
     }

@@ -120,7 +120,7 @@ impl WcCase {
     }
 }
 
-fn put_node(e: &mut Encoder, n: &Node) {
+pub(crate) fn put_node(e: &mut Encoder, n: &Node) {
     match n {
         Node::Regular(d) => {
             e.uint(0);
@@ -135,7 +135,7 @@ fn put_node(e: &mut Encoder, n: &Node) {
     }
 }
 
-fn get_node(d: &mut Decoder<'_>) -> Result<Node, codec::DecodeError> {
+pub(crate) fn get_node(d: &mut Decoder<'_>) -> Result<Node, codec::DecodeError> {
     Ok(match d.uint()? {
         0 => Node::Regular(d.bytes()?),
         1 => Node::Stream(d.bytes()?),
@@ -206,7 +206,10 @@ const NAME_POOL: &[&[u8]] = &[
     b"f\xff",
 ];
 
-fn arbitrary_data(u: &mut Unstructured<'_>, max_tokens: usize) -> arbitrary::Result<Vec<u8>> {
+pub(crate) fn arbitrary_data(
+    u: &mut Unstructured<'_>,
+    max_tokens: usize,
+) -> arbitrary::Result<Vec<u8>> {
     let n = u.int_in_range(0..=max_tokens)?;
     let mut data = Vec::new();
     for _ in 0..n {
@@ -346,7 +349,7 @@ fn arbitrary_body(
     Ok((args, utf8, posixly_correct, world))
 }
 
-fn arbitrary_size(u: &mut Unstructured<'_>) -> arbitrary::Result<usize> {
+pub(crate) fn arbitrary_size(u: &mut Unstructured<'_>) -> arbitrary::Result<usize> {
     Ok(match u.int_in_range(0..=5u8)? {
         0..=3 => u.int_in_range(1..=16usize)?,
         4 => u.int_in_range(17..=300usize)?,
@@ -415,12 +418,12 @@ struct ModelInputs<'w> {
     stdin_consumed: bool,
 }
 
-fn os_error(code: i32) -> io::Error {
+pub(crate) fn os_error(code: i32) -> io::Error {
     io::Error::from_raw_os_error(code)
 }
 
 /// A reader that fails at once, as reading a directory does.
-struct FailingReader(i32);
+pub(crate) struct FailingReader(pub(crate) i32);
 
 impl Read for FailingReader {
     fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {

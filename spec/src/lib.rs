@@ -9,6 +9,7 @@
 //! these by the differential tests in `samebytes-oracle`.
 #![forbid(unsafe_code)]
 
+pub mod cat;
 pub mod getopt;
 pub mod quote;
 pub mod text;

@@ -1,0 +1,525 @@
+//! The cat driver: generate a case (inputs, options, where stdout goes,
+//! read and write schedules, buffer sizes), run the spec and the
+//! implementation on it, and compare stdout, stderr and exit status.
+//!
+//! The implementation runs three times per case: under the case's read
+//! schedule with the case's buffer sizes, reading whole inputs with the
+//! default sizes, and one byte per read with tiny sizes.  Every run writes
+//! through the case's write schedule.  The `--read-buffer-size` and
+//! `--write-buffer-size` options in the generated command lines sweep the
+//! sizes once more; the spec ignores them, as it must.
+
+use std::cell::Cell;
+use std::io::{self, Cursor, Write};
+use std::os::fd::RawFd;
+use std::rc::Rc;
+
+use arbitrary::{Arbitrary, Unstructured};
+use proptest::prelude::*;
+use samebytes::cat::{CatConfig, CatInput, CatSystem};
+use samebytes_spec::cat::{CatEnv, CatStdout};
+use samebytes_spec::world::{Node, Stdin, World};
+use samebytes_spec::{Errno, Locale, Outcome};
+
+use crate::codec::{self, Decoder, Encoder};
+use crate::mismatch::{Mismatch, Stream};
+use crate::schedule::{self, ChunkedReader, ReadSchedule, ShortWriter, WriteSchedule};
+use crate::wc::{arbitrary_data, arbitrary_size, get_node, os_error, put_node, FailingReader};
+
+/// One cat test case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CatCase {
+    pub args: Vec<Vec<u8>>,
+    pub utf8: bool,
+    pub posixly_correct: bool,
+    pub world: World,
+    pub stdout: CatStdout,
+    pub read: ReadSchedule,
+    pub write: WriteSchedule,
+    pub read_size: usize,
+    pub write_size: usize,
+}
+
+impl CatCase {
+    pub fn env(&self) -> CatEnv {
+        CatEnv::new(
+            if self.utf8 { Locale::Utf8 } else { Locale::C },
+            self.posixly_correct,
+        )
+    }
+
+    /// Total input bytes a run of this case can read.
+    pub fn input_bytes(&self) -> u64 {
+        let node_len = |n: &Node| match n {
+            Node::Regular(d) | Node::Stream(d) => d.len() as u64,
+            _ => 0,
+        };
+        self.world.files.values().map(node_len).sum::<u64>() + node_len(&self.world.stdin.node)
+    }
+
+    /// Writes to a regular file never fail in the model, so a case whose
+    /// stdout is a file has no write failure.
+    fn write_schedule(&self) -> WriteSchedule {
+        let mut w = self.write.clone();
+        if self.stdout != CatStdout::Stream {
+            w.failure = None;
+        }
+        w
+    }
+
+    /// `samebytes-oracle replay cat:<hex>`.
+    pub fn reproducer(&self) -> String {
+        format!("samebytes-oracle replay cat:{}", self.encode())
+    }
+
+    pub fn encode(&self) -> String {
+        let mut e = Encoder::default();
+        e.uint(1); // format version
+        e.uint(self.args.len() as u64);
+        for a in &self.args {
+            e.bytes(a);
+        }
+        e.uint(u64::from(self.utf8) | (u64::from(self.posixly_correct) << 1));
+        e.uint(self.world.files.len() as u64);
+        for (name, node) in &self.world.files {
+            e.bytes(name);
+            put_node(&mut e, node);
+        }
+        put_node(&mut e, &self.world.stdin.node);
+        e.uint(self.world.stdin.offset as u64);
+        match &self.stdout {
+            CatStdout::Stream => e.uint(0),
+            CatStdout::File(name) => {
+                e.uint(1);
+                e.bytes(name);
+            }
+        }
+        codec::put_read_schedule(&mut e, &self.read);
+        codec::put_write_schedule(&mut e, &self.write);
+        e.uint(self.read_size as u64);
+        e.uint(self.write_size as u64);
+        e.hex()
+    }
+
+    pub fn decode(hex: &str) -> Result<CatCase, codec::DecodeError> {
+        let raw = codec::from_hex(hex)?;
+        let mut d = Decoder::new(&raw);
+        if d.uint()? != 1 {
+            return Err(codec::DecodeError);
+        }
+        let nargs = d.usize()?;
+        let mut args = Vec::new();
+        for _ in 0..nargs {
+            args.push(d.bytes()?);
+        }
+        let flags = d.uint()?;
+        let nfiles = d.usize()?;
+        let mut world = World::default();
+        for _ in 0..nfiles {
+            let name = d.bytes()?;
+            let node = get_node(&mut d)?;
+            world.files.insert(name, node);
+        }
+        let node = get_node(&mut d)?;
+        let offset = d.usize()?;
+        world.stdin = Stdin { node, offset };
+        let stdout = match d.uint()? {
+            0 => CatStdout::Stream,
+            1 => CatStdout::File(d.bytes()?),
+            _ => return Err(codec::DecodeError),
+        };
+        let read = codec::get_read_schedule(&mut d)?;
+        let write = codec::get_write_schedule(&mut d)?;
+        let read_size = d.usize()?.max(1);
+        let write_size = d.usize()?.max(1);
+        if !d.finished() {
+            return Err(codec::DecodeError);
+        }
+        Ok(CatCase {
+            args,
+            utf8: flags & 1 != 0,
+            posixly_correct: flags & 2 != 0,
+            world,
+            stdout,
+            read,
+            write,
+            read_size,
+            write_size,
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Generation.
+
+const NAME_POOL: &[&[u8]] = &[
+    b"a",
+    b"b c",
+    b"it's",
+    b"x\ny",
+    b"-dash",
+    b"\xc3\xa9",
+    b"f\xff",
+];
+
+const OPTIONS: &[&[u8]] = &[
+    b"-A",
+    b"-b",
+    b"-e",
+    b"-E",
+    b"-n",
+    b"-s",
+    b"-t",
+    b"-T",
+    b"-u",
+    b"-v",
+    b"-vET",
+    b"-ns",
+    b"-bn",
+    b"-sE",
+    b"-nT",
+    b"--show-all",
+    b"--number-nonblank",
+    b"--show-ends",
+    b"--number",
+    b"--squeeze-blank",
+    b"--show-tabs",
+    b"--show-nonprinting",
+    b"--squ",
+    b"--show-a",
+    b"--read-buffer-size=1",
+    b"--read-buffer-size=3",
+    b"--read-buffer-size=1K",
+    b"--write-buffer-size=1",
+    b"--write-buffer-size=7",
+    b"--write-buffer-size=2KiB",
+    b"--read=5",
+];
+
+const BAD_OPTIONS: &[&[u8]] = &[
+    b"-z",
+    b"--foo",
+    b"--num",
+    b"--show",
+    b"--number=1",
+    b"--read-buffer-size=0",
+    b"--read-buffer-size=x",
+    b"--write-buffer-size=2G",
+    b"--write-buffer-size=1k5",
+    b"--read-buffer-size",
+    b"--help",
+    b"--version",
+    b"--",
+    b"-",
+];
+
+fn arbitrary_node(u: &mut Unstructured<'_>) -> arbitrary::Result<Node> {
+    Ok(match u.int_in_range(0..=9u8)? {
+        0..=5 => Node::Regular(arbitrary_data(u, 60)?),
+        6..=7 => Node::Stream(arbitrary_data(u, 60)?),
+        8 => Node::Directory,
+        _ => Node::Unreadable,
+    })
+}
+
+type Body = (Vec<Vec<u8>>, bool, bool, World, CatStdout);
+
+/// Everything but the schedules and sizes, from fuzzer bytes.
+fn arbitrary_body(u: &mut Unstructured<'_>) -> arbitrary::Result<Body> {
+    let utf8 = u.ratio(1, 2)?;
+    let posixly_correct = u.ratio(1, 8)?;
+    let mut world = World::default();
+    for _ in 0..u.int_in_range(0..=4usize)? {
+        let name = u.choose(NAME_POOL)?.to_vec();
+        world.files.insert(name, arbitrary_node(u)?);
+    }
+    let stdin_node = match u.int_in_range(0..=4u8)? {
+        0..=1 => Node::Regular(arbitrary_data(u, 60)?),
+        2..=3 => Node::Stream(arbitrary_data(u, 60)?),
+        _ => Node::Directory,
+    };
+    let offset = match &stdin_node {
+        Node::Regular(d) if u.ratio(1, 4)? => u.int_in_range(0..=d.len() + 2)?,
+        _ => 0,
+    };
+    world.stdin = Stdin {
+        node: stdin_node,
+        offset,
+    };
+    let stdout = if u.ratio(1, 6)? {
+        // Stdout is a regular file: empty (`>`) or not (`>>`).
+        let initial = if u.arbitrary()? {
+            Vec::new()
+        } else {
+            arbitrary_data(u, 4)?
+        };
+        world.files.insert(b"OUT".to_vec(), Node::Regular(initial));
+        CatStdout::File(b"OUT".to_vec())
+    } else {
+        CatStdout::Stream
+    };
+
+    let mut names: Vec<Vec<u8>> = world.files.keys().cloned().collect();
+    names.push(b"-".to_vec());
+    names.push(b"missing".to_vec());
+    let mut args: Vec<Vec<u8>> = Vec::new();
+    for _ in 0..u.int_in_range(0..=7usize)? {
+        match u.int_in_range(0..=11u8)? {
+            0..=4 => args.push(u.choose(OPTIONS)?.to_vec()),
+            5..=10 => args.push(u.choose(&names)?.clone()),
+            _ => args.push(u.choose(BAD_OPTIONS)?.to_vec()),
+        }
+    }
+    Ok((args, utf8, posixly_correct, world, stdout))
+}
+
+impl<'a> Arbitrary<'a> for CatCase {
+    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
+        let (args, utf8, posixly_correct, world, stdout) = arbitrary_body(u)?;
+        Ok(CatCase {
+            args,
+            utf8,
+            posixly_correct,
+            world,
+            stdout,
+            read: u.arbitrary()?,
+            write: u.arbitrary()?,
+            read_size: arbitrary_size(u)?,
+            write_size: arbitrary_size(u)?,
+        })
+    }
+}
+
+/// proptest strategy: the body from the fuzz generator (driven by
+/// proptest's bytes, so it shrinks), schedules and sizes from their own
+/// strategies.
+pub fn cat_case() -> impl Strategy<Value = CatCase> {
+    let sizes = prop_oneof![4 => 1..=16usize, 1 => 17..=300usize, 1 => 301..=70_000usize];
+    (
+        prop::collection::vec(any::<u8>(), 0..2048),
+        schedule::read_schedule(),
+        schedule::write_schedule(),
+        sizes.clone(),
+        sizes,
+    )
+        .prop_map(|(seed, read, write, read_size, write_size)| {
+            let (args, utf8, posixly_correct, world, stdout) =
+                arbitrary_body(&mut Unstructured::new(&seed)).unwrap_or_default();
+            CatCase {
+                args,
+                utf8,
+                posixly_correct,
+                world,
+                stdout,
+                read,
+                write,
+                read_size,
+                write_size,
+            }
+        })
+}
+
+// ---------------------------------------------------------------------------
+// Running the implementation against the model.
+
+/// The world as `samebytes::cat` sees it in tests.  The output file's size
+/// grows with what the writer has accepted, shared through `written`.
+struct ModelCat<'w> {
+    world: &'w World,
+    stdout: &'w CatStdout,
+    read: ReadSchedule,
+    stdin_consumed: bool,
+    last_opened: Option<Vec<u8>>,
+    written: Rc<Cell<usize>>,
+}
+
+impl ModelCat<'_> {
+    fn output_file_size(&self) -> usize {
+        let CatStdout::File(name) = self.stdout else {
+            return 0;
+        };
+        let initial = match self.world.files.get(name) {
+            Some(Node::Regular(d)) => d.len(),
+            _ => 0,
+        };
+        initial + self.written.get()
+    }
+}
+
+impl CatSystem for ModelCat<'_> {
+    fn open(&mut self, name: Option<&[u8]>) -> io::Result<CatInput> {
+        self.last_opened = name.map(<[u8]>::to_vec);
+        let (node, may_block) = match name {
+            Some(n) => {
+                let node = self.world.lookup(n).map_err(|e| {
+                    os_error(match e {
+                        Errno::NameTooLong => libc::ENAMETOOLONG,
+                        _ => libc::ENOENT,
+                    })
+                })?;
+                if matches!(self.stdout, CatStdout::File(f) if f.as_slice() == n) {
+                    // Empty unless refused: see has_unread_bytes.
+                    (Node::Regular(Vec::new()), false)
+                } else {
+                    (node.clone(), !matches!(node, Node::Regular(_)))
+                }
+            }
+            None => {
+                let s = &self.world.stdin;
+                let consumed = std::mem::replace(&mut self.stdin_consumed, true);
+                let node = match (&s.node, consumed) {
+                    (Node::Regular(_), true) => Node::Regular(Vec::new()),
+                    (Node::Stream(_), true) => Node::Stream(Vec::new()),
+                    (Node::Regular(d), false) => {
+                        Node::Regular(d.get(s.offset..).unwrap_or_default().to_vec())
+                    }
+                    (other, _) => other.clone(),
+                };
+                let may_block = !matches!(node, Node::Regular(_));
+                (node, may_block)
+            }
+        };
+        let reader: Box<dyn io::Read> = match node {
+            Node::Unreadable => return Err(os_error(libc::EACCES)),
+            Node::Directory => Box::new(FailingReader(libc::EISDIR)),
+            Node::Regular(d) | Node::Stream(d) => {
+                Box::new(ChunkedReader::new(Cursor::new(d), self.read.clone()))
+            }
+        };
+        Ok(CatInput::Reader { reader, may_block })
+    }
+
+    fn is_output_file(&mut self, _input: &CatInput) -> bool {
+        matches!((self.stdout, &self.last_opened), (CatStdout::File(f), Some(n)) if f == n)
+    }
+
+    fn has_unread_bytes(&mut self, _input: &CatInput) -> bool {
+        self.output_file_size() > 0
+    }
+
+    fn stdout_fd(&self) -> Option<RawFd> {
+        None
+    }
+}
+
+/// Stdout in tests: the case's write schedule, counting accepted bytes.
+struct CountingWriter {
+    inner: ShortWriter<Vec<u8>>,
+    written: Rc<Cell<usize>>,
+}
+
+impl Write for CountingWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written.set(self.written.get() + n);
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Run the implementation on a case with one read schedule and config.
+pub fn run_impl(case: &CatCase, read: ReadSchedule, cfg: &CatConfig) -> Outcome {
+    let written = Rc::new(Cell::new(0));
+    let mut system = ModelCat {
+        world: &case.world,
+        stdout: &case.stdout,
+        read,
+        stdin_consumed: false,
+        last_opened: None,
+        written: written.clone(),
+    };
+    let mut stdout = CountingWriter {
+        inner: ShortWriter::new(Vec::new(), case.write_schedule()),
+        written,
+    };
+    let mut stderr = Vec::new();
+    let status = samebytes::cat::run(
+        &case.args,
+        &case.env(),
+        &mut system,
+        &mut stdout,
+        &mut stderr,
+        cfg,
+    );
+    Outcome {
+        stdout: stdout.inner.into_inner(),
+        stderr,
+        status,
+    }
+}
+
+/// Run the spec on a case.
+pub fn run_spec(case: &CatCase) -> Outcome {
+    samebytes_spec::cat::cat(
+        &case.args,
+        &case.env(),
+        &case.world,
+        &case.stdout,
+        case.write_schedule().spec_failure(),
+    )
+}
+
+/// The implementation runs a case is checked through.
+pub fn variants(case: &CatCase) -> [(String, ReadSchedule, CatConfig); 3] {
+    let default = CatConfig::default();
+    [
+        (
+            format!(
+                "read {} / write {}, case schedule",
+                case.read_size, case.write_size
+            ),
+            case.read.clone(),
+            CatConfig {
+                read_size: case.read_size,
+                write_size: case.write_size,
+                ..default
+            },
+        ),
+        (
+            "default sizes, whole reads".into(),
+            ReadSchedule::whole(),
+            default,
+        ),
+        (
+            "read 3 / write 5, bytewise".into(),
+            ReadSchedule::bytewise(),
+            CatConfig {
+                read_size: 3,
+                write_size: 5,
+                ..default
+            },
+        ),
+    ]
+}
+
+/// Check one case: spec against every implementation variant.
+pub fn check_cat(case: &CatCase) -> Result<(), Box<Mismatch>> {
+    let expected = run_spec(case);
+    let repro = || case.reproducer();
+    for (name, read, cfg) in variants(case) {
+        let actual = run_impl(case, read, &cfg);
+        let (es, as_) = (expected.status.to_string(), actual.status.to_string());
+        for (stream, e, a) in [
+            (Stream::Stdout, &expected.stdout[..], &actual.stdout[..]),
+            (Stream::Stderr, &expected.stderr[..], &actual.stderr[..]),
+            (Stream::Status, es.as_bytes(), as_.as_bytes()),
+        ] {
+            if let Some(m) = Mismatch::compare("cat", &name, stream, e, a, &repro) {
+                return Err(Box::new(m));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The fuzz target's body: any bytes, any case.
+pub fn fuzz_cat(data: &[u8]) {
+    let Ok(case) = CatCase::arbitrary(&mut Unstructured::new(data)) else {
+        return;
+    };
+    if let Err(m) = check_cat(&case) {
+        panic!("{m}");
+    }
+}

@@ -1,0 +1,290 @@
+//! GNU conformance: the spec against /usr/bin/cat (coreutils 9.1) on
+//! generated cases materialised as real files, pipes and output files, and
+//! the built binary against the spec on the same setup.
+//!
+//! Cases that use what only samebytes has (`--read-buffer-size`,
+//! `--write-buffer-size`, `--debug`) run GNU without those options, which
+//! must not change the output; cases where they would change the outcome
+//! (a bad value) are excluded by a named rule, as is the help text.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::fs::{File, OpenOptions};
+use std::io::{Seek, SeekFrom, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::process::{Command, Stdio};
+
+use common::{binary, Scratch};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use samebytes_oracle::cat::{cat_case, CatCase};
+use samebytes_spec::cat::{parse_args, CatStdout, Invocation};
+use samebytes_spec::world::Node;
+use samebytes_spec::Outcome;
+
+const GNU_CAT: &str = "/usr/bin/cat";
+
+fn is_samebytes_option(a: &[u8]) -> bool {
+    [b"--read".as_slice(), b"--write", b"--debug"]
+        .iter()
+        .any(|p| a.starts_with(p))
+}
+
+/// The documented reasons a case is not compared with GNU 9.1, by rule
+/// name (docs/differences.md).
+fn excluded(case: &CatCase) -> Option<&'static str> {
+    if case.args.iter().any(|a| a.is_empty()) {
+        return Some("empty argument (not materialisable)");
+    }
+    let ours = case.args.iter().any(|a| is_samebytes_option(a));
+    let parsed = parse_args(&case.args, &case.env());
+    match parsed {
+        Invocation::Exit(o) if o.status == 0 => Some("help-and-version-text"),
+        Invocation::Exit(_) if ours => Some("samebytes-options"),
+        _ if ours && (case.posixly_correct || case.args.iter().any(|a| a == b"--")) => {
+            // Where an option ends and operands begin depends on the
+            // options we would strip.
+            Some("samebytes-options")
+        }
+        _ => None,
+    }
+}
+
+/// What the case's stdout file holds after a run: its initial content and
+/// everything appended.
+struct RealOutcome {
+    outcome: Outcome,
+    out_file: Option<Vec<u8>>,
+}
+
+fn run_real(program: &OsStr, case: &CatCase, args: &[Vec<u8>], dir: &Scratch) -> RealOutcome {
+    for (name, node) in &case.world.files {
+        let path = dir.path.join(OsStr::from_bytes(name));
+        match node {
+            Node::Regular(d) => std::fs::write(&path, d).expect("write file"),
+            Node::Directory => std::fs::create_dir_all(&path).expect("mkdir"),
+            Node::Stream(_) | Node::Unreadable => unreachable!("filtered"),
+        }
+    }
+    let mut cmd = Command::new(program);
+    // GNU names itself after argv[0]; both run as plain `cat`.
+    std::os::unix::process::CommandExt::arg0(&mut cmd, "cat");
+    cmd.args(args.iter().map(|a| OsStr::from_bytes(a)))
+        .current_dir(&dir.path)
+        .env_remove("LANG")
+        .env_remove("LC_CTYPE")
+        .env("LC_ALL", if case.utf8 { "C.UTF-8" } else { "C" })
+        .stderr(Stdio::piped());
+    if case.posixly_correct {
+        cmd.env("POSIXLY_CORRECT", "1");
+    } else {
+        cmd.env_remove("POSIXLY_CORRECT");
+    }
+    let out_path = match &case.stdout {
+        CatStdout::Stream => {
+            cmd.stdout(Stdio::piped());
+            None
+        }
+        CatStdout::File(name) => {
+            let p = dir.path.join(OsStr::from_bytes(name));
+            cmd.stdout(OpenOptions::new().append(true).open(&p).expect("open out"));
+            Some(p)
+        }
+    };
+    let mut feed = None;
+    match &case.world.stdin.node {
+        Node::Regular(d) => {
+            let p = dir.path.join(".stdin");
+            std::fs::write(&p, d).expect("write stdin");
+            let mut f = File::open(&p).expect("open stdin");
+            f.seek(SeekFrom::Start(case.world.stdin.offset as u64))
+                .expect("seek");
+            cmd.stdin(f);
+        }
+        Node::Stream(d) => {
+            cmd.stdin(Stdio::piped());
+            feed = Some(d.clone());
+        }
+        Node::Directory => {
+            cmd.stdin(File::open(&dir.path).expect("open dir"));
+        }
+        Node::Unreadable => unreachable!("stdin is never unreadable"),
+    }
+    let mut child = cmd.spawn().expect("spawn");
+    let writer = feed.map(|d| {
+        let mut stdin = child.stdin.take().expect("stdin");
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&d);
+        })
+    });
+    let out = child.wait_with_output().expect("wait");
+    if let Some(w) = writer {
+        w.join().expect("writer");
+    }
+    RealOutcome {
+        outcome: Outcome {
+            stdout: out.stdout,
+            stderr: out.stderr,
+            status: out.status.code().unwrap_or_else(|| {
+                panic!(
+                    "{} killed: {:?} {:?}",
+                    program.to_string_lossy(),
+                    out.status,
+                    args
+                )
+            }),
+        },
+        out_file: out_path.map(|p| std::fs::read(p).expect("read out")),
+    }
+}
+
+fn show(o: &Outcome) -> String {
+    format!(
+        "status {}\nstdout:\n{}\nstderr:\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// The spec's outcome as the real setup shows it: with stdout a file, the
+/// bytes land in the file after its initial content.
+fn expected(case: &CatCase) -> RealOutcome {
+    let mut outcome =
+        samebytes_spec::cat::cat(&case.args, &case.env(), &case.world, &case.stdout, None);
+    let out_file = match &case.stdout {
+        CatStdout::Stream => None,
+        CatStdout::File(name) => {
+            let mut file = match case.world.files.get(name) {
+                Some(Node::Regular(d)) => d.clone(),
+                _ => Vec::new(),
+            };
+            file.append(&mut outcome.stdout);
+            Some(file)
+        }
+    };
+    RealOutcome { outcome, out_file }
+}
+
+#[test]
+fn spec_matches_gnu_cat_and_binary_matches_spec() {
+    assert!(
+        std::path::Path::new(GNU_CAT).exists(),
+        "GNU cat is required at {GNU_CAT}"
+    );
+    let ours = binary("cat");
+    // No shrinking: a failure is reported as generated, with its reproducer.
+    let mut runner = TestRunner::new(Config {
+        cases: 700,
+        max_shrink_iters: 0,
+        ..Config::default()
+    });
+    let excluded_counts: std::cell::RefCell<BTreeMap<&str, usize>> = Default::default();
+    let compared = std::cell::Cell::new(0usize);
+    let strategy = cat_case().prop_map(|mut c| {
+        // Partial write failures cannot be built with real descriptors.
+        c.write = Default::default();
+        // Named FIFOs and unreadable files (we run as root) become regular
+        // files: the harness cannot build them, the binary tests cover them.
+        for node in c.world.files.values_mut() {
+            if let Node::Stream(d) = node {
+                *node = Node::Regular(std::mem::take(d));
+            } else if matches!(node, Node::Unreadable) {
+                *node = Node::Regular(b"secret\n".to_vec());
+            }
+        }
+        c
+    });
+    runner
+        .run(&strategy, |case| {
+            if let Some(why) = excluded(&case) {
+                *excluded_counts.borrow_mut().entry(why).or_default() += 1;
+                return Ok(());
+            }
+            compared.set(compared.get() + 1);
+            let want = expected(&case);
+            let gnu_args: Vec<Vec<u8>> = case
+                .args
+                .iter()
+                .filter(|a| !is_samebytes_option(a))
+                .cloned()
+                .collect();
+            let gnu = run_real(OsStr::new(GNU_CAT), &case, &gnu_args, &Scratch::new("gnu"));
+            prop_assert_eq!(
+                &gnu.outcome,
+                &want.outcome,
+                "GNU:\n{}\nspec:\n{}\nreproduce: {}",
+                show(&gnu.outcome),
+                show(&want.outcome),
+                case.reproducer()
+            );
+            prop_assert_eq!(
+                &gnu.out_file,
+                &want.out_file,
+                "output file; {}",
+                case.reproducer()
+            );
+            let bin = run_real(ours.as_os_str(), &case, &case.args, &Scratch::new("bin"));
+            prop_assert_eq!(
+                &bin.outcome,
+                &want.outcome,
+                "binary:\n{}\nspec:\n{}\nreproduce: {}",
+                show(&bin.outcome),
+                show(&want.outcome),
+                case.reproducer()
+            );
+            prop_assert_eq!(
+                &bin.out_file,
+                &want.out_file,
+                "output file; {}",
+                case.reproducer()
+            );
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (compared, excluded_counts) = (compared.get(), excluded_counts.into_inner());
+    eprintln!("compared {compared} cases with GNU cat; excluded: {excluded_counts:?}");
+    assert!(
+        compared >= 350,
+        "too few cases compared: {compared}, excluded {excluded_counts:?}"
+    );
+}
+
+#[test]
+fn dev_full_and_help_match_gnu() {
+    // Write failures GNU can show for real: /dev/full under each path.
+    let s = Scratch::new("cat-gnu-full");
+    std::fs::write(s.path.join("a"), b"line\n\x01\r\n").expect("write a");
+    for args in [
+        &["a"][..],
+        &["-A", "a"],
+        &["-n", "a", "missing"],
+        &["missing", "a"],
+    ] {
+        let run = |program: &OsStr| {
+            let mut cmd = Command::new(program);
+            std::os::unix::process::CommandExt::arg0(&mut cmd, "cat");
+            cmd.args(args)
+                .current_dir(&s.path)
+                .env("LC_ALL", "C")
+                .stdout(
+                    OpenOptions::new()
+                        .write(true)
+                        .open("/dev/full")
+                        .expect("/dev/full"),
+                )
+                .output()
+                .expect("run cat")
+        };
+        let gnu = run(OsStr::new(GNU_CAT));
+        let bin = run(binary("cat").as_os_str());
+        assert_eq!(
+            String::from_utf8_lossy(&bin.stderr),
+            String::from_utf8_lossy(&gnu.stderr),
+            "{args:?}"
+        );
+        assert_eq!(bin.status.code(), gnu.status.code(), "{args:?}");
+    }
+}
