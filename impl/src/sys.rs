@@ -400,6 +400,41 @@ pub fn bytes_ready(fd: RawFd) -> Option<usize> {
 }
 
 // ---------------------------------------------------------------------------
+// Byte masks with SIMD compares.
+
+/// Bit `i` is set when `block[i] == needle`.  On x86_64 this is SSE2
+/// (always present there): four 16-byte compares and move-masks.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub fn byte_mask_64(block: &[u8; 64], needle: u8) -> u64 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is part of the x86_64 baseline, so these intrinsics are
+    // always available; `block` is 64 readable bytes, so each 16-byte load
+    // at `lane * 16` is in bounds, and loadu tolerates any alignment.
+    unsafe {
+        let n = _mm_set1_epi8(needle as i8);
+        let mut mask = 0u64;
+        for lane in 0..4 {
+            let v = _mm_loadu_si128(block.as_ptr().add(lane * 16).cast::<__m128i>());
+            let m = _mm_movemask_epi8(_mm_cmpeq_epi8(v, n)) as u32 as u64;
+            mask |= m << (lane * 16);
+        }
+        mask
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+pub fn byte_mask_64(block: &[u8; 64], needle: u8) -> u64 {
+    block
+        .iter()
+        .enumerate()
+        .fold(0, |m, (i, &b)| m | (u64::from(b == needle) << i))
+}
+
+// ---------------------------------------------------------------------------
 // Windowed, SIGBUS-guarded read-only mappings.
 //
 // A file truncated while mapped makes access past its new end raise SIGBUS.

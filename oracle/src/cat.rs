@@ -473,6 +473,7 @@ pub fn variants(case: &CatCase) -> [(String, ReadSchedule, CatConfig); 3] {
             case.read.clone(),
             CatConfig {
                 read_size: case.read_size,
+                format_read_size: case.read_size,
                 write_size: case.write_size,
                 ..default
             },
@@ -487,6 +488,7 @@ pub fn variants(case: &CatCase) -> [(String, ReadSchedule, CatConfig); 3] {
             ReadSchedule::bytewise(),
             CatConfig {
                 read_size: 3,
+                format_read_size: 3,
                 write_size: 5,
                 ..default
             },

@@ -15,33 +15,109 @@
 
 use samebytes_spec::cat::{show_nonprinting, Formatting};
 
+/// The output buffer.  Unlike a `Vec` that is truncated and refilled, it
+/// keeps its storage initialised at its high-water mark, so asking for room
+/// to write into costs nothing once it has grown: the fast loops below
+/// reserve the worst case for a whole chunk and then write with plain
+/// slice stores.
+#[derive(Clone, Debug, Default)]
+pub struct OutBuf {
+    data: Vec<u8>,
+    used: usize,
+}
+
+impl OutBuf {
+    pub fn new() -> OutBuf {
+        OutBuf::default()
+    }
+
+    /// The bytes written so far.
+    pub fn as_slice(&self) -> &[u8] {
+        &self.data[..self.used]
+    }
+
+    pub fn len(&self) -> usize {
+        self.used
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.used == 0
+    }
+
+    /// At least `n` writable bytes after the written ones; write into them
+    /// and then [`OutBuf::commit`] how many are meant.
+    #[inline]
+    pub fn spare(&mut self, n: usize) -> &mut [u8] {
+        let want = self.used + n;
+        if self.data.len() < want {
+            self.data.resize(want.max(self.data.len() * 2), 0);
+        }
+        &mut self.data[self.used..]
+    }
+
+    pub fn commit(&mut self, n: usize) {
+        self.used += n;
+    }
+
+    #[inline]
+    pub fn extend_from_slice(&mut self, bytes: &[u8]) {
+        self.spare(bytes.len())[..bytes.len()].copy_from_slice(bytes);
+        self.used += bytes.len();
+    }
+
+    #[inline]
+    pub fn push(&mut self, b: u8) {
+        self.spare(1)[0] = b;
+        self.used += 1;
+    }
+
+    /// Drop the first `n` written bytes (they have been written out).
+    pub fn consume(&mut self, n: usize) {
+        self.data.copy_within(n..self.used, 0);
+        self.used -= n;
+    }
+}
+
 /// The line-number prefix, kept as decimal text and incremented in place,
 /// so numbering a line costs a few byte operations and no division.
+///
+/// The fast loop also keeps the first 16 bytes of the text in a register
+/// (`window`) and bumps the last digit there arithmetically: reloading
+/// bytes just stored one at a time would stall on store forwarding.
 #[derive(Clone, Debug)]
 struct LineNumber {
-    /// Right-aligned digits ending at `TAB`, spaces before them.
-    text: [u8; LineNumber::TAB + 1],
+    /// Right-aligned digits ending before `TAB`, spaces before them, and
+    /// slack after the tab so that 16-byte copies never run off the end.
+    text: [u8; LineNumber::TAB + 1 + LineNumber::COPY],
     /// Index of the first digit.
     first: usize,
+    /// `text[start()..start() + 16]` as a little-endian integer, when
+    /// `window_valid`.
+    window: u128,
+    window_valid: bool,
 }
 
 impl LineNumber {
     const TAB: usize = 40;
+    const LAST: usize = LineNumber::TAB - 1;
     const MIN_WIDTH: usize = 6;
+    /// The fixed size the fast loop copies a number with.
+    const COPY: usize = 16;
 
     fn new() -> LineNumber {
-        let mut text = [b' '; LineNumber::TAB + 1];
-        text[LineNumber::TAB - 1] = b'0';
+        let mut text = [b' '; LineNumber::TAB + 1 + LineNumber::COPY];
+        text[LineNumber::LAST] = b'0';
         text[LineNumber::TAB] = b'\t';
         LineNumber {
             text,
-            first: LineNumber::TAB - 1,
+            first: LineNumber::LAST,
+            window: 0,
+            window_valid: false,
         }
     }
 
-    /// Advance to the next number and return its `%6d\t` text.
-    fn next(&mut self) -> &[u8] {
-        let mut i = LineNumber::TAB - 1;
+    fn advance(&mut self) {
+        let mut i = LineNumber::LAST;
         loop {
             if self.text[i] < b'9' {
                 self.text[i] += 1;
@@ -56,25 +132,62 @@ impl LineNumber {
             }
             i -= 1;
         }
-        let start = self.first.min(LineNumber::TAB - LineNumber::MIN_WIDTH);
-        &self.text[start..]
+    }
+
+    /// Advance to the next number and return its `%6d\t` text.
+    #[inline]
+    fn next(&mut self) -> &[u8] {
+        self.advance();
+        self.window_valid = false;
+        let start = self.start();
+        &self.text[start..=LineNumber::TAB]
+    }
+
+    fn start(&self) -> usize {
+        self.first.min(LineNumber::TAB - LineNumber::MIN_WIDTH)
+    }
+
+    /// Advance, and write the number into `dst` (which has room for
+    /// `COPY` more bytes than the text) with one 16-byte store; returns the
+    /// text's length.  Bytes past it are garbage for the caller to
+    /// overwrite.
+    #[inline]
+    fn write_next(&mut self, dst: &mut [u8]) -> usize {
+        let start = self.start();
+        if self.window_valid && self.text[LineNumber::LAST] < b'9' {
+            self.text[LineNumber::LAST] += 1;
+            self.window += 1u128 << (8 * (LineNumber::LAST - start));
+        } else {
+            self.advance();
+            let start = self.start();
+            let piece: [u8; LineNumber::COPY] = self.text[start..start + LineNumber::COPY]
+                .try_into()
+                .expect("COPY bytes");
+            self.window = u128::from_le_bytes(piece);
+            self.window_valid = true;
+        }
+        let start = self.start();
+        let len = LineNumber::TAB + 1 - start;
+        dst[..LineNumber::COPY].copy_from_slice(&self.window.to_le_bytes());
+        if len > LineNumber::COPY {
+            dst[..len].copy_from_slice(&self.text[start..start + len]);
+        }
+        len
     }
 }
 
-/// How `-v` writes one byte: up to four bytes.
-#[derive(Clone, Copy, Debug, Default)]
-struct Rendered {
-    bytes: [u8; 4],
-    len: u8,
-}
+/// How `-v` writes each byte: up to four bytes in the low 32 bits (first
+/// byte lowest), their number in bits 32 and up.
+type RenderTable = [u64; 256];
 
-fn render_table(show_tabs: bool) -> Box<[Rendered; 256]> {
-    let mut table = Box::new([Rendered::default(); 256]);
+fn render_table(show_tabs: bool) -> Box<RenderTable> {
+    let mut table = Box::new([0u64; 256]);
     for (b, entry) in table.iter_mut().enumerate() {
         let mut v = Vec::with_capacity(4);
         show_nonprinting(b as u8, show_tabs, &mut v);
-        entry.bytes[..v.len()].copy_from_slice(&v);
-        entry.len = v.len() as u8;
+        let mut bytes = [0u8; 4];
+        bytes[..v.len()].copy_from_slice(&v);
+        *entry = u64::from(u32::from_le_bytes(bytes)) | ((v.len() as u64) << 32);
     }
     table
 }
@@ -93,6 +206,18 @@ fn all_printable(w: u64) -> bool {
     (high | below_space | del) == 0
 }
 
+/// Bit `i` is set when `block[i]` is a newline (`block` has at most 64
+/// bytes).
+fn newline_mask(block: &[u8]) -> u64 {
+    if let Ok(full) = <&[u8; 64]>::try_from(block) {
+        return crate::sys::byte_mask_64(full, b'\n');
+    }
+    block
+        .iter()
+        .enumerate()
+        .fold(0, |m, (i, &b)| m | (u64::from(b == b'\n') << i))
+}
+
 /// The formatting state carried across chunks and files.
 #[derive(Clone)]
 pub struct Formatter {
@@ -101,7 +226,13 @@ pub struct Formatter {
     after_empty_line: bool,
     number: LineNumber,
     held_cr: bool,
-    table: Option<Box<[Rendered; 256]>>,
+    table: Option<Box<RenderTable>>,
+    /// Only newlines matter (no `-v`, `-T`, `-E`): whole lines are
+    /// numbered and copied in one loop.
+    lines_only: bool,
+    /// `-v` without numbering or squeezing: no state depends on lines, so
+    /// a whole chunk is rendered through the table, newline included.
+    render_all: bool,
 }
 
 impl Formatter {
@@ -112,7 +243,17 @@ impl Formatter {
             after_empty_line: false,
             number: LineNumber::new(),
             held_cr: false,
-            table: opts.show_nonprinting.then(|| render_table(opts.show_tabs)),
+            table: opts.show_nonprinting.then(|| {
+                let mut table = render_table(opts.show_tabs);
+                let newline: &[u8] = if opts.show_ends { b"$\n" } else { b"\n" };
+                let mut bytes = [0u8; 4];
+                bytes[..newline.len()].copy_from_slice(newline);
+                table[usize::from(b'\n')] =
+                    u64::from(u32::from_le_bytes(bytes)) | ((newline.len() as u64) << 32);
+                table
+            }),
+            lines_only: !(opts.show_nonprinting || opts.show_tabs || opts.show_ends),
+            render_all: opts.show_nonprinting && !opts.number && !opts.squeeze_blank,
         }
     }
 
@@ -134,36 +275,125 @@ impl Formatter {
         found.unwrap_or(rest.len())
     }
 
-    /// Write `seg` (no newlines) under `-v`.
-    fn render(table: &[Rendered; 256], seg: &[u8], out: &mut Vec<u8>) {
-        let start = out.len();
-        out.resize(start + seg.len() * 4, 0);
-        let dst = &mut out[start..];
+    /// Write `seg` (no newlines) under `-v`: a word of printable ASCII is
+    /// copied whole; any other word expands byte by byte through the table
+    /// into a 36-byte window (each store writes four bytes, the next one
+    /// overwrites what was not meant).  Offsets inside the window are
+    /// masked to 0..32, which they never leave (eight bytes of at most four
+    /// each), so that the stores need no bounds checks.
+    fn render(table: &RenderTable, seg: &[u8], out: &mut OutBuf) {
+        const WINDOW: usize = 36;
+        let dst = out.spare(seg.len() * 4 + WINDOW);
         let mut w = 0;
         let mut words = seg.chunks_exact(8);
+        // Whether to test the next word for printable ASCII: always after a
+        // word that was; after one that was not, the test backs off to
+        // every second, fourth, eighth word.  On text that is not ASCII
+        // the test mostly fails, and its mispredicted branch costs more
+        // than expanding the word through the table.
+        let (mut skip, mut backoff) = (0u32, 0u32);
         for word in &mut words {
             let bytes: [u8; 8] = word.try_into().expect("chunks_exact(8)");
-            if all_printable(u64::from_le_bytes(bytes)) {
+            let probe = skip == 0;
+            skip = skip.saturating_sub(1);
+            if probe && all_printable(u64::from_le_bytes(bytes)) {
                 dst[w..w + 8].copy_from_slice(word);
                 w += 8;
+                backoff = 0;
             } else {
-                for &b in word {
-                    let r = &table[b as usize];
-                    dst[w..w + 4].copy_from_slice(&r.bytes);
-                    w += r.len as usize;
+                if probe {
+                    backoff = (backoff * 2).clamp(1, 8);
+                    skip = backoff;
                 }
+                let window: &mut [u8; WINDOW] =
+                    (&mut dst[w..w + WINDOW]).try_into().expect("WINDOW bytes");
+                let mut o = 0;
+                for b in bytes {
+                    let r = table[b as usize];
+                    let at = o & 31;
+                    window[at..at + 4].copy_from_slice(&(r as u32).to_le_bytes());
+                    o += (r >> 32) as usize;
+                }
+                w += o;
             }
         }
         for &b in words.remainder() {
-            let r = &table[b as usize];
-            dst[w..w + 4].copy_from_slice(&r.bytes);
-            w += r.len as usize;
+            let r = table[b as usize];
+            dst[w..w + 4].copy_from_slice(&(r as u32).to_le_bytes());
+            w += (r >> 32) as usize;
         }
-        out.truncate(start + w);
+        out.commit(w);
+    }
+
+    /// Number and copy every complete line of `input[from..]`, starting at
+    /// a line start; returns where the last complete line ends.
+    ///
+    /// Newlines are found 64 bytes at a time as a bit mask, and each block
+    /// reserves room for its worst case (64 numbered empty lines) up front;
+    /// lines are then copied in 32-byte pieces and numbers in 16-byte ones
+    /// (where the input has the bytes to spare), the overshoot being overwritten by what
+    /// follows or left beyond the committed length.
+    fn whole_lines(&mut self, input: &[u8], from: usize, out: &mut OutBuf) -> usize {
+        const BLOCK: usize = 64;
+        const PIECE: usize = 32;
+        const WORST: usize = BLOCK * (LineNumber::TAB + 2 + LineNumber::COPY) + BLOCK + PIECE;
+        let o = self.opts;
+        let number_empty = o.number && !o.number_nonblank;
+        let mut start = from;
+        let mut block = from;
+        while block < input.len() {
+            let end_of_block = (block + BLOCK).min(input.len());
+            let mut mask = newline_mask(&input[block..end_of_block]);
+            if mask == 0 {
+                block = end_of_block;
+                continue;
+            }
+            let dst = out.spare(WORST + (block - start));
+            let mut w = 0;
+            while mask != 0 {
+                let end = block + mask.trailing_zeros() as usize + 1;
+                mask &= mask - 1;
+                let len = end - start;
+                if len == 1 {
+                    if !(o.squeeze_blank && self.after_empty_line) {
+                        self.after_empty_line = true;
+                        if number_empty {
+                            w += self.number.write_next(&mut dst[w..]);
+                        }
+                        dst[w] = b'\n';
+                        w += 1;
+                    }
+                } else {
+                    self.after_empty_line = false;
+                    if o.number {
+                        w += self.number.write_next(&mut dst[w..]);
+                    }
+                    let padded = len.next_multiple_of(PIECE);
+                    if start + padded <= input.len() {
+                        let pieces = dst[w..w + padded].chunks_exact_mut(PIECE);
+                        for (d, s) in pieces.zip(input[start..start + padded].chunks_exact(PIECE)) {
+                            d.copy_from_slice(s);
+                        }
+                    } else {
+                        dst[w..w + len].copy_from_slice(&input[start..end]);
+                    }
+                    w += len;
+                }
+                start = end;
+            }
+            out.commit(w);
+            block = end_of_block;
+        }
+        start
     }
 
     /// Format one chunk of input, appending to `out`.
-    pub fn feed(&mut self, input: &[u8], out: &mut Vec<u8>) {
+    pub fn feed(&mut self, input: &[u8], out: &mut OutBuf) {
+        if let (true, Some(table), Some(&last)) = (self.render_all, &self.table, input.last()) {
+            Self::render(table, input, out);
+            self.at_line_start = last == b'\n';
+            return;
+        }
         let o = self.opts;
         let mut i = 0;
         while i < input.len() {
@@ -173,6 +403,12 @@ impl Formatter {
                     out.extend_from_slice(b"^M");
                 } else {
                     out.push(b'\r');
+                }
+            }
+            if self.at_line_start && self.lines_only {
+                i = self.whole_lines(input, i, out);
+                if i == input.len() {
+                    break;
                 }
             }
             if self.at_line_start {
@@ -219,7 +455,7 @@ impl Formatter {
     }
 
     /// Bytes written at exit: a `\r` still held back.
-    pub fn finish(&mut self, out: &mut Vec<u8>) {
+    pub fn finish(&mut self, out: &mut OutBuf) {
         if std::mem::take(&mut self.held_cr) {
             out.push(b'\r');
         }
@@ -257,7 +493,7 @@ mod tests {
 
     fn chunked_output(opts: Formatting, input: &[u8], cuts: &[usize]) -> Vec<u8> {
         let mut f = Formatter::new(opts);
-        let mut out = Vec::new();
+        let mut out = OutBuf::new();
         let mut from = 0;
         for &c in cuts {
             f.feed(&input[from..c], &mut out);
@@ -265,7 +501,7 @@ mod tests {
         }
         f.feed(&input[from..], &mut out);
         f.finish(&mut out);
-        out
+        out.as_slice().to_vec()
     }
 
     /// A small input with every kind of special byte and boundary.
@@ -312,9 +548,14 @@ mod tests {
                     for &b in seg {
                         show_nonprinting(b, show_tabs, &mut expected);
                     }
-                    let mut out = b"prefix".to_vec();
+                    let mut out = OutBuf::new();
+                    out.extend_from_slice(b"prefix");
                     Formatter::render(&table, seg, &mut out);
-                    assert_eq!(&out[6..], &expected[..], "start {start} len {len}");
+                    assert_eq!(
+                        &out.as_slice()[6..],
+                        &expected[..],
+                        "start {start} len {len}"
+                    );
                 }
             }
         }
@@ -333,6 +574,23 @@ mod tests {
                     "{b:#x} lane {lane}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn register_numbers_match_text_numbers() {
+        // Mixed use, as when one file is numbered by the fast loop and the
+        // next by the general one, across every carry up to 7 digits.
+        let mut n = LineNumber::new();
+        let mut dst = [0u8; 64];
+        for i in 1..=1_100_000u64 {
+            let text = if i % 7 == 3 || (i / 1000) % 2 == 1 {
+                n.next().to_vec()
+            } else {
+                let len = n.write_next(&mut dst);
+                dst[..len].to_vec()
+            };
+            assert_eq!(text, format!("{i:>6}\t").into_bytes(), "line {i}");
         }
     }
 

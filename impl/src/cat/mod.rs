@@ -30,14 +30,17 @@ use samebytes_spec::quote::quotef;
 use crate::fdinput::FdInput;
 use crate::io::{diagnose, read_retrying};
 use crate::sys::{self, FileKind};
-use format::Formatter;
+use format::{Formatter, OutBuf};
 
 /// Buffer sizes.  `--read-buffer-size` and `--write-buffer-size` override
 /// the defaults; neither may change the output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CatConfig {
-    /// Bytes asked of each read(2) when copying through memory.
+    /// Bytes asked of each read(2) when copying without formatting.
     pub read_size: usize,
+    /// Bytes asked of each read(2) when formatting.  Smaller, so that the
+    /// input and output buffers stay in the cache while the formatter works.
+    pub format_read_size: usize,
     /// Largest write(2) when copying through memory.
     pub write_size: usize,
     /// The size pipes are grown to before splicing through them.
@@ -48,6 +51,7 @@ impl Default for CatConfig {
     fn default() -> Self {
         CatConfig {
             read_size: 256 * 1024,
+            format_read_size: 64 * 1024,
             write_size: 256 * 1024,
             pipe_size: 1024 * 1024,
         }
@@ -85,7 +89,7 @@ struct WriteFailed(io::Error);
 /// Buffered output.  Bytes are written in pieces of at most `write_size`.
 struct Output<'a> {
     sink: &'a mut dyn Write,
-    buf: Vec<u8>,
+    buf: OutBuf,
     write_size: usize,
 }
 
@@ -102,10 +106,10 @@ impl Output<'_> {
         if n == 0 {
             return Ok(());
         }
-        let mut buf = std::mem::take(&mut self.buf);
-        let result = self.write_through(&buf[..n]);
-        buf.drain(..n);
+        let buf = std::mem::take(&mut self.buf);
+        let result = self.write_through(&buf.as_slice()[..n]);
         self.buf = buf;
+        self.buf.consume(n);
         result
     }
 
@@ -144,6 +148,9 @@ struct Run<'a> {
     buf: Vec<u8>,
     status: i32,
     pipe_grown: bool,
+    /// Our own pipe for splicing between two ends that are not pipes:
+    /// (read end, write end, capacity).
+    own_pipe: Option<(File, File, usize)>,
 }
 
 /// Run cat on a command line.  Returns the exit status.
@@ -168,6 +175,9 @@ pub fn run(
     };
     let cfg = CatConfig {
         read_size: opts.read_buffer_size.unwrap_or(default_cfg.read_size),
+        format_read_size: opts
+            .read_buffer_size
+            .unwrap_or(default_cfg.format_read_size),
         write_size: opts.write_buffer_size.unwrap_or(default_cfg.write_size),
         pipe_size: default_cfg.pipe_size,
     };
@@ -177,7 +187,7 @@ pub fn run(
         cfg,
         out: Output {
             sink: stdout,
-            buf: Vec::new(),
+            buf: OutBuf::new(),
             write_size: cfg.write_size,
         },
         stderr,
@@ -187,6 +197,7 @@ pub fn run(
         buf: Vec::new(),
         status: 0,
         pipe_grown: false,
+        own_pipe: None,
     };
     match run.all_inputs(&opts, system) {
         Ok(()) => run.status,
@@ -379,13 +390,25 @@ impl Run<'_> {
         in_fd: RawFd,
         out_fd: RawFd,
     ) -> Result<Option<Copied>, WriteFailed> {
-        let Ok((pipe_r, pipe_w)) = sys::pipe() else {
-            return Ok(None);
+        // One pipe serves every input of the run; it is empty between
+        // inputs, and dropped after any failure.
+        let (pipe_r, pipe_w, capacity) = match self.own_pipe.take() {
+            Some(p) => p,
+            None => {
+                let Ok((r, w)) = sys::pipe() else {
+                    return Ok(None);
+                };
+                let capacity =
+                    sys::grow_pipe(w.as_raw_fd(), self.cfg.pipe_size).unwrap_or(64 * 1024);
+                (r, w, capacity)
+            }
         };
-        let capacity = sys::grow_pipe(pipe_w.as_raw_fd(), self.cfg.pipe_size).unwrap_or(64 * 1024);
         loop {
             let mut in_pipe = match sys::splice(in_fd, pipe_w.as_raw_fd(), capacity) {
-                Ok(0) => return Ok(Some(Copied::Done)),
+                Ok(0) => {
+                    self.own_pipe = Some((pipe_r, pipe_w, capacity));
+                    return Ok(Some(Copied::Done));
+                }
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 // Nothing moved: read/write takes over and meets (and
@@ -430,9 +453,6 @@ impl Run<'_> {
     // -- Formatting ---------------------------------------------------------
 
     fn copy_formatted(&mut self, input: &mut CatInput) -> Result<Copied, WriteFailed> {
-        // Bytes formatted per step: keeps the output buffer small whatever
-        // the read size.
-        const STEP: usize = 64 * 1024;
         let (reader, may_block, fd): (&mut dyn Read, bool, Option<RawFd>) = match input {
             CatInput::Fd(fd) => {
                 let regular = fd.info().is_ok_and(|i| i.kind == FileKind::Regular);
@@ -445,7 +465,36 @@ impl Run<'_> {
             CatInput::Reader { reader, may_block } => (reader.as_mut(), *may_block, None),
         };
         let mut formatter = self.formatter.take().expect("formatting run");
-        let mut buf = self.buffer(self.cfg.read_size);
+        let result = self.format_streaming(reader, may_block, fd, &mut formatter);
+        self.formatter = Some(formatter);
+        result
+    }
+
+    /// Format one chunk, writing whole pieces as they fill up.
+    fn format_chunk(&mut self, formatter: &mut Formatter, data: &[u8]) -> Result<(), WriteFailed> {
+        // Bytes formatted per step: keeps the output buffer small whatever
+        // the read size.
+        const STEP: usize = 64 * 1024;
+        for step in data.chunks(STEP) {
+            formatter.feed(step, &mut self.out.buf);
+            self.out.flush_full_pieces()?;
+        }
+        Ok(())
+    }
+
+    /// Read, then format, one buffer at a time.  Before a read that may
+    /// block (a pipe, terminal or socket with nothing ready), everything
+    /// formatted so far is written, so a slow producer's lines come out as
+    /// they arrive.
+    fn format_streaming(
+        &mut self,
+        reader: &mut dyn Read,
+        may_block: bool,
+        fd: Option<RawFd>,
+        formatter: &mut Formatter,
+    ) -> Result<Copied, WriteFailed> {
+        let read_size = self.cfg.format_read_size;
+        let mut buf = self.buffer(read_size);
         let result = loop {
             if may_block
                 && !self.out.buf.is_empty()
@@ -455,25 +504,16 @@ impl Run<'_> {
                     break Err(e);
                 }
             }
-            let n = match read_retrying(reader, &mut buf[..self.cfg.read_size]) {
+            let n = match read_retrying(reader, &mut buf[..read_size]) {
                 Ok(0) => break Ok(Copied::Done),
                 Ok(n) => n,
                 Err(e) => break Ok(Copied::ReadError(e)),
             };
-            let mut failed = None;
-            for step in buf[..n].chunks(STEP) {
-                formatter.feed(step, &mut self.out.buf);
-                if let Err(e) = self.out.flush_full_pieces() {
-                    failed = Some(e);
-                    break;
-                }
-            }
-            if let Some(e) = failed {
+            if let Err(e) = self.format_chunk(formatter, &buf[..n]) {
                 break Err(e);
             }
         };
         self.buf = buf;
-        self.formatter = Some(formatter);
         result
     }
 }
