@@ -2,7 +2,7 @@
 # Side-by-side benchmarks: samebytes against GNU coreutils and the best peer
 # (uutils), in one run, reported as t(GNU) / t(ours).
 #
-#   bash bench/run.sh [--runs N] [--only wc] [--markdown FILE]
+#   bash bench/run.sh [--runs N] [--only wc|cat] [--markdown FILE]
 #
 # Installs hyperfine and pv from the distribution if they are missing, and
 # uutils (`cargo install coreutils`) into bench/data/uutils.  Generates a
@@ -43,8 +43,8 @@ ours="$root/target/release"
 
 uutils="$data/uutils/bin/coreutils"
 if [ ! -x "$uutils" ]; then
-  echo "installing uutils coreutils (wc) into $data/uutils ..." >&2
-  cargo install --quiet coreutils --no-default-features --features wc --root "$data/uutils" >&2 || true
+  echo "installing uutils coreutils (wc, cat) into $data/uutils ..." >&2
+  cargo install --quiet coreutils --no-default-features --features wc,cat --root "$data/uutils" >&2 || true
 fi
 have_uutils=0
 [ -x "$uutils" ] && have_uutils=1
@@ -52,6 +52,19 @@ have_uutils=0
 [ -f "$data/text.txt" ] || python3 "$here/gen_text.py" text $((1 << 30)) "$data/text.txt"
 [ -f "$data/utf8.txt" ] || python3 "$here/gen_text.py" utf8 $((256 << 20)) "$data/utf8.txt"
 echo "one short line" > "$data/short.txt"
+if [ ! -d "$data/small" ]; then
+  # 1000 files of 100 bytes to 8 KB, cut from the text.
+  python3 - "$data/text.txt" "$data/small" <<'PY'
+import os, random, sys
+words = open(sys.argv[1], "rb").read(2_000_000)
+os.makedirs(sys.argv[2])
+r = random.Random(5)
+for i in range(1000):
+    n = r.randint(100, 8000)
+    s = r.randint(0, len(words) - n)
+    open(os.path.join(sys.argv[2], "f%04d.txt" % i), "wb").write(words[s:s + n])
+PY
+fi
 cat "$data/text.txt" "$data/utf8.txt" > /dev/null   # warm the page cache
 
 results=$(mktemp)
@@ -100,15 +113,35 @@ if [ -z "$only" ] || [ "$only" = wc ]; then
   echo "rss|wc -l $(rss C "$ours/wc" -l "$T")|wc $(rss C.UTF-8 "$ours/wc" "$T")|wc -m $(rss C.UTF-8 "$ours/wc" -m "$U")|wc -L $(rss C.UTF-8 "$ours/wc" -L "$T")|wc -l pipe $pipe_rss|wc -c pipe $(pv -q "$T" | LC_ALL=C /usr/bin/time -f %M "$ours/wc" -c 2>&1 >/dev/null | tail -1)" >> "$results"
 fi
 
+if [ -z "$only" ] || [ "$only" = cat ]; then
+  uc="$uutils cat"
+  SM="$data/small/*"
+  bench "cat, file → pipe (pv)" C "$runs" "$ours/cat $T | pv -q >/dev/null" "cat $T | pv -q >/dev/null" "$uc $T | pv -q >/dev/null"
+  bench "cat, file → read() consumer (pv -C)" C "$runs" "$ours/cat $T | pv -q -C >/dev/null" "cat $T | pv -q -C >/dev/null" "$uc $T | pv -q -C >/dev/null"
+  bench "cat, file → /dev/null" C "$runs" "$ours/cat $T >/dev/null" "cat $T >/dev/null" "$uc $T >/dev/null"
+  bench "cat -n, 1 GiB" C "$runs" "$ours/cat -n $T >/dev/null" "cat -n $T >/dev/null" "$uc -n $T >/dev/null"
+  bench "cat -n, 1 GiB → pipe (pv)" C "$runs" "$ours/cat -n $T | pv -q >/dev/null" "cat -n $T | pv -q >/dev/null" "$uc -n $T | pv -q >/dev/null"
+  bench "cat -A, UTF-8-heavy" C.UTF-8 "$runs" "$ours/cat -A $U >/dev/null" "cat -A $U >/dev/null" "$uc -A $U >/dev/null"
+  bench "cat, file → file (256 MiB)" C "$runs" "$ours/cat $U >$data/out.bin" "cat $U >$data/out.bin" "$uc $U >$data/out.bin"
+  bench "cat, 1000 small files → /dev/null" C $((runs * 3)) "$ours/cat $SM >/dev/null" "cat $SM >/dev/null" "$uc $SM >/dev/null"
+  bench "cat, 1000 small files → pipe" C $((runs * 3)) "$ours/cat $SM | cat >/dev/null" "cat $SM | cat >/dev/null" "$uc $SM | cat >/dev/null"
+  bench "cat -n, 1000 small files" C $((runs * 3)) "$ours/cat -n $SM >/dev/null" "cat -n $SM >/dev/null" "$uc -n $SM >/dev/null"
+  rm -f "$data/out.bin"
+  rss() { local loc=$1; shift; LC_ALL=$loc /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
+  rssfile=$(mktemp)
+  /usr/bin/time -f %M -o "$rssfile" "$ours/cat" "$T" | pv -q >/dev/null
+  echo "rss|cat→pipe $(tail -1 "$rssfile")|cat -n $(rss C "$ours/cat" -n "$T")|cat -A $(rss C.UTF-8 "$ours/cat" -A "$U")|cat small files $(rss C "$ours/cat" $SM)" >> "$results"
+fi
+
 table=$(python3 - "$results" <<'PY'
 import sys
 rows = [l.rstrip("\n").split("|") for l in open(sys.argv[1]) if l.strip()]
 out = ["| workload | samebytes | GNU 9.1 | t(GNU)/t(ours) | uutils | t(uutils)/t(ours) |",
        "|---|---:|---:|---:|---:|---:|"]
-rss = None
+rss = []
 for r in rows:
     if r[0] == "rss":
-        rss = r[1:]
+        rss += r[1:]
         continue
     out.append("| " + " | ".join(r) + " |")
 if rss:

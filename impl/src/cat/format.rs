@@ -336,7 +336,7 @@ impl Formatter {
     fn whole_lines(&mut self, input: &[u8], from: usize, out: &mut OutBuf) -> usize {
         const BLOCK: usize = 64;
         const PIECE: usize = 32;
-        const WORST: usize = BLOCK * (LineNumber::TAB + 2 + LineNumber::COPY) + BLOCK + PIECE;
+        const WORST: usize = BLOCK * (LineNumber::TAB + 2 + LineNumber::COPY) + BLOCK + 2 * PIECE;
         let o = self.opts;
         let number_empty = o.number && !o.number_nonblank;
         let mut start = from;
@@ -369,7 +369,14 @@ impl Formatter {
                         w += self.number.write_next(&mut dst[w..]);
                     }
                     let padded = len.next_multiple_of(PIECE);
-                    if start + padded <= input.len() {
+                    if len <= 2 * PIECE && start + 2 * PIECE <= input.len() {
+                        // The common short line: always two pieces, so the
+                        // branch does not depend on the line's length.
+                        let piece: &[u8; 2 * PIECE] = input[start..start + 2 * PIECE]
+                            .try_into()
+                            .expect("two pieces");
+                        dst[w..w + 2 * PIECE].copy_from_slice(piece);
+                    } else if start + padded <= input.len() {
                         let pieces = dst[w..w + padded].chunks_exact_mut(PIECE);
                         for (d, s) in pieces.zip(input[start..start + padded].chunks_exact(PIECE)) {
                             d.copy_from_slice(s);

@@ -199,6 +199,13 @@ pub fn run(
         pipe_grown: false,
         own_pipe: None,
     };
+    if let (Some(fd), Some(info)) = (stdout_fd, run.stdout_info) {
+        if info.kind == FileKind::Fifo {
+            // A pipe that holds several of our writes keeps both ends
+            // running instead of waking each other for every 64 KiB.
+            sys::grow_pipe(fd, cfg.pipe_size);
+        }
+    }
     match run.all_inputs(&opts, system) {
         Ok(()) => run.status,
         Err(WriteFailed(e)) => {
@@ -366,10 +373,9 @@ impl Run<'_> {
             (FileKind::Fifo, _) | (_, FileKind::Fifo) => {
                 paths.push("splice");
                 if !self.pipe_grown {
+                    // Stdout, if a pipe, was grown at the start.
                     self.pipe_grown = true;
-                    for fd in [in_fd, out_fd] {
-                        sys::grow_pipe(fd, self.cfg.pipe_size);
-                    }
+                    sys::grow_pipe(in_fd, self.cfg.pipe_size);
                 }
                 splice_direct(in_fd, out_fd)
             }
@@ -453,18 +459,21 @@ impl Run<'_> {
     // -- Formatting ---------------------------------------------------------
 
     fn copy_formatted(&mut self, input: &mut CatInput) -> Result<Copied, WriteFailed> {
-        let (reader, may_block, fd): (&mut dyn Read, bool, Option<RawFd>) = match input {
+        let (may_block, fd) = match &*input {
             CatInput::Fd(fd) => {
                 let regular = fd.info().is_ok_and(|i| i.kind == FileKind::Regular);
-                if regular {
-                    sys::advise_sequential(fd.raw_fd());
-                }
-                let raw = fd.raw_fd();
-                (fd, !regular, Some(raw))
+                (!regular, Some(fd.raw_fd()))
             }
-            CatInput::Reader { reader, may_block } => (reader.as_mut(), *may_block, None),
+            CatInput::Reader { may_block, .. } => (*may_block, None),
         };
         let mut formatter = self.formatter.take().expect("formatting run");
+        if let (CatInput::Fd(input), false) = (&*input, may_block) {
+            sys::advise_sequential(input.raw_fd());
+        }
+        let reader: &mut dyn Read = match input {
+            CatInput::Fd(fd) => fd,
+            CatInput::Reader { reader, .. } => reader.as_mut(),
+        };
         let result = self.format_streaming(reader, may_block, fd, &mut formatter);
         self.formatter = Some(formatter);
         result
