@@ -72,3 +72,126 @@ proptest! {
         prop_assert_eq!(actual.as_slice(), &expected[..]);
     }
 }
+
+/// A regular file for `samebytes::cat::run`, counting what has been read.
+struct CountingFile {
+    data: std::io::Cursor<Vec<u8>>,
+    read: std::rc::Rc<std::cell::Cell<usize>>,
+}
+
+impl std::io::Read for CountingFile {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.data.read(buf)?;
+        self.read.set(self.read.get() + n);
+        Ok(n)
+    }
+}
+
+struct OneFile {
+    data: Vec<u8>,
+    read: std::rc::Rc<std::cell::Cell<usize>>,
+}
+
+impl samebytes::cat::CatSystem for OneFile {
+    fn open(&mut self, _name: Option<&[u8]>) -> std::io::Result<samebytes::cat::CatInput> {
+        Ok(samebytes::cat::CatInput::Reader {
+            reader: Box::new(CountingFile {
+                data: std::io::Cursor::new(self.data.clone()),
+                read: self.read.clone(),
+            }),
+            may_block: false,
+        })
+    }
+    fn is_output_file(&mut self, _: &samebytes::cat::CatInput) -> bool {
+        false
+    }
+    fn has_unread_bytes(&mut self, _: &samebytes::cat::CatInput) -> bool {
+        false
+    }
+    fn stdout_fd(&self) -> Option<std::os::fd::RawFd> {
+        None
+    }
+}
+
+/// Records each write: its size and how much input had been read by then.
+struct WriteLog {
+    writes: Vec<(usize, usize)>,
+    read: std::rc::Rc<std::cell::Cell<usize>>,
+}
+
+impl std::io::Write for WriteLog {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.writes.push((buf.len(), self.read.get()));
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Output that the equality checks cannot see: output leaves in whole
+/// `write_size` pieces while the input is still being read (so the buffer
+/// stays bounded), and only the last write is shorter.
+#[test]
+fn formatted_output_leaves_in_whole_pieces_as_it_is_produced() {
+    let data = samebytes_spec_text(300_000);
+    for (opts, write_size) in [("-n", 4096usize), ("-A", 1000), ("-s", 7), ("", 4096)] {
+        let read = std::rc::Rc::new(std::cell::Cell::new(0));
+        let mut system = OneFile {
+            data: data.clone(),
+            read: read.clone(),
+        };
+        let mut out = WriteLog {
+            writes: Vec::new(),
+            read: read.clone(),
+        };
+        let cfg = samebytes::cat::CatConfig {
+            format_read_size: 8192,
+            write_size,
+            ..samebytes::cat::CatConfig::default()
+        };
+        let env = samebytes_spec::cat::CatEnv::new(samebytes_spec::Locale::C, false);
+        let args: Vec<Vec<u8>> = opts
+            .split_whitespace()
+            .map(|a| a.as_bytes().to_vec())
+            .collect();
+        let status = samebytes::cat::run(&args, &env, &mut system, &mut out, &mut Vec::new(), &cfg);
+        assert_eq!(status, 0);
+        let (last, rest) = out.writes.split_last().expect("some writes");
+        assert!(last.0 <= write_size, "{opts}: last write {}", last.0);
+        for (i, &(size, _)) in rest.iter().enumerate() {
+            assert_eq!(
+                size,
+                write_size,
+                "{opts}: write {i} of {}",
+                out.writes.len()
+            );
+        }
+        let first_read = out.writes[0].1;
+        assert!(
+            first_read < data.len() / 2,
+            "{opts}: the first write came after {first_read} of {} input bytes",
+            data.len()
+        );
+    }
+}
+
+/// Lines of text with tabs, control bytes and blank runs.
+fn samebytes_spec_text(len: usize) -> Vec<u8> {
+    let pieces: &[&[u8]] = &[
+        b"word ",
+        b"\n",
+        b"\t",
+        b"\n\n\n",
+        b"\x01\xc3\xa9",
+        b"\r\n",
+        b"text",
+    ];
+    let mut out = Vec::with_capacity(len + 8);
+    let mut state = 12345u64;
+    while out.len() < len {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+        out.extend_from_slice(pieces[(state >> 33) as usize % pieces.len()]);
+    }
+    out
+}
