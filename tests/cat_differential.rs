@@ -146,6 +146,7 @@ fn formatted_output_leaves_in_whole_pieces_as_it_is_produced() {
             read: read.clone(),
         };
         let cfg = samebytes::cat::CatConfig {
+            read_size: 8192,
             format_read_size: 8192,
             write_size,
             ..samebytes::cat::CatConfig::default()

@@ -200,7 +200,7 @@ pub fn run(
         own_pipe: None,
     };
     if let (Some(fd), Some(info)) = (stdout_fd, run.stdout_info) {
-        if info.kind != /* ~ changed by cargo-mutants ~ */ FileKind::Fifo {
+        if info.kind == FileKind::Fifo {
             // A pipe that holds several of our writes keeps both ends
             // running instead of waking each other for every 64 KiB.
             sys::grow_pipe(fd, cfg.pipe_size);
