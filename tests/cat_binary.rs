@@ -588,3 +588,39 @@ fn a_line_of_twelve_mebibytes() {
         assert!(out.stdout == expected.stdout, "{opts:?}");
     }
 }
+
+/// F_GETPIPE_SZ of a pipe end we hold.
+fn pipe_size(end: &impl std::os::fd::AsRawFd) -> i32 {
+    // SAFETY: F_GETPIPE_SZ only queries the pipe behind a descriptor we own.
+    unsafe { libc::fcntl(end.as_raw_fd(), libc::F_GETPIPE_SZ) }
+}
+
+#[test]
+fn pipes_are_grown_for_splicing_and_for_formatted_output() {
+    // Growing pipes changes only speed, so only the pipes can tell.
+    let s = Scratch::new("cat-pipesize");
+    s.file("a", b"some text\n");
+    for args in [&["a"][..], &["-n", "a"], &["-"]] {
+        let (out_r, out_w) = std::io::pipe().expect("pipe");
+        let (in_r, in_w) = std::io::pipe().expect("pipe");
+        let in_probe = in_r.try_clone().expect("clone");
+        assert_eq!(pipe_size(&out_r), 64 * 1024);
+        let mut child = cat()
+            .args(args)
+            .current_dir(&s.path)
+            .stdin(in_r)
+            .stdout(out_w)
+            .spawn()
+            .expect("spawn cat");
+        drop(in_w);
+        assert!(child.wait().expect("wait").success());
+        assert_eq!(pipe_size(&out_r), 1024 * 1024, "stdout pipe, {args:?}");
+        // Spliced from, the input pipe is grown too; otherwise left alone.
+        let want_in = if args == ["-"] {
+            1024 * 1024
+        } else {
+            64 * 1024
+        };
+        assert_eq!(pipe_size(&in_probe), want_in, "stdin pipe, {args:?}");
+    }
+}

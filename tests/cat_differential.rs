@@ -168,6 +168,19 @@ fn formatted_output_leaves_in_whole_pieces_as_it_is_produced() {
                 out.writes.len()
             );
         }
+        // Bounded buffering: once the last input byte has been read, at
+        // most one step's output and a partial piece are still to go.
+        let total: usize = out.writes.iter().map(|w| w.0).sum();
+        let after_input: usize = out
+            .writes
+            .iter()
+            .filter(|w| w.1 == data.len())
+            .map(|w| w.0)
+            .sum();
+        assert!(
+            after_input <= write_size + 8192 * 8,
+            "{opts}: {after_input} of {total} bytes were written after all input was read"
+        );
         let first_read = out.writes[0].1;
         assert!(
             first_read < data.len() / 2,

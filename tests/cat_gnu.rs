@@ -11,12 +11,11 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
-use std::fs::{File, OpenOptions};
-use std::io::{Seek, SeekFrom, Write};
+use std::fs::OpenOptions;
 use std::os::unix::ffi::OsStrExt;
 use std::process::{Command, Stdio};
 
-use common::{binary, Scratch};
+use common::{binary, run_in_world, Scratch};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use samebytes_oracle::cat::{cat_case, CatCase};
@@ -60,83 +59,53 @@ struct RealOutcome {
 }
 
 fn run_real(program: &OsStr, case: &CatCase, args: &[Vec<u8>], dir: &Scratch) -> RealOutcome {
-    for (name, node) in &case.world.files {
-        let path = dir.path.join(OsStr::from_bytes(name));
-        match node {
-            Node::Regular(d) => std::fs::write(&path, d).expect("write file"),
-            Node::Directory => std::fs::create_dir_all(&path).expect("mkdir"),
-            Node::Stream(_) | Node::Unreadable => unreachable!("filtered"),
-        }
-    }
     let mut cmd = Command::new(program);
-    // GNU names itself after argv[0]; both run as plain `cat`.
-    std::os::unix::process::CommandExt::arg0(&mut cmd, "cat");
-    cmd.args(args.iter().map(|a| OsStr::from_bytes(a)))
-        .current_dir(&dir.path)
-        .env_remove("LANG")
-        .env_remove("LC_CTYPE")
-        .env("LC_ALL", if case.utf8 { "C.UTF-8" } else { "C" })
-        .stderr(Stdio::piped());
-    if case.posixly_correct {
-        cmd.env("POSIXLY_CORRECT", "1");
-    } else {
-        cmd.env_remove("POSIXLY_CORRECT");
-    }
+    cmd.args(args.iter().map(|a| OsStr::from_bytes(a)));
     let out_path = match &case.stdout {
         CatStdout::Stream => {
             cmd.stdout(Stdio::piped());
             None
         }
-        CatStdout::File(name) => {
-            let p = dir.path.join(OsStr::from_bytes(name));
-            cmd.stdout(OpenOptions::new().append(true).open(&p).expect("open out"));
-            Some(p)
-        }
+        CatStdout::File(name) => Some(dir.path.join(OsStr::from_bytes(name))),
     };
-    let mut feed = None;
-    match &case.world.stdin.node {
-        Node::Regular(d) => {
-            let p = dir.path.join(".stdin");
-            std::fs::write(&p, d).expect("write stdin");
-            let mut f = File::open(&p).expect("open stdin");
-            f.seek(SeekFrom::Start(case.world.stdin.offset as u64))
-                .expect("seek");
-            cmd.stdin(f);
-        }
-        Node::Stream(d) => {
-            cmd.stdin(Stdio::piped());
-            feed = Some(d.clone());
-        }
-        Node::Directory => {
-            cmd.stdin(File::open(&dir.path).expect("open dir"));
-        }
-        Node::Unreadable => unreachable!("stdin is never unreadable"),
+    if let Some(p) = &out_path {
+        // run_in_world writes the same bytes again; the append descriptor
+        // opened here stays valid.
+        std::fs::write(p, initial_out(case)).expect("create out");
+        cmd.stdout(OpenOptions::new().append(true).open(p).expect("open out"));
     }
-    let mut child = cmd.spawn().expect("spawn");
-    let writer = feed.map(|d| {
-        let mut stdin = child.stdin.take().expect("stdin");
-        std::thread::spawn(move || {
-            let _ = stdin.write_all(&d);
-        })
-    });
-    let out = child.wait_with_output().expect("wait");
-    if let Some(w) = writer {
-        w.join().expect("writer");
-    }
+    let out = run_in_world(
+        cmd,
+        "cat",
+        &case.world,
+        case.utf8,
+        case.posixly_correct,
+        dir,
+    );
     RealOutcome {
         outcome: Outcome {
             stdout: out.stdout,
             stderr: out.stderr,
             status: out.status.code().unwrap_or_else(|| {
                 panic!(
-                    "{} killed: {:?} {:?}",
+                    "{} killed: {:?} {args:?}",
                     program.to_string_lossy(),
-                    out.status,
-                    args
+                    out.status
                 )
             }),
         },
         out_file: out_path.map(|p| std::fs::read(p).expect("read out")),
+    }
+}
+
+/// What the case's stdout file holds before the run.
+fn initial_out(case: &CatCase) -> Vec<u8> {
+    match &case.stdout {
+        CatStdout::File(name) => match case.world.files.get(name) {
+            Some(Node::Regular(d)) => d.clone(),
+            _ => Vec::new(),
+        },
+        CatStdout::Stream => Vec::new(),
     }
 }
 
@@ -156,11 +125,8 @@ fn expected(case: &CatCase) -> RealOutcome {
         samebytes_spec::cat::cat(&case.args, &case.env(), &case.world, &case.stdout, None);
     let out_file = match &case.stdout {
         CatStdout::Stream => None,
-        CatStdout::File(name) => {
-            let mut file = match case.world.files.get(name) {
-                Some(Node::Regular(d)) => d.clone(),
-                _ => Vec::new(),
-            };
+        CatStdout::File(_) => {
+            let mut file = initial_out(case);
             file.append(&mut outcome.stdout);
             Some(file)
         }
@@ -286,5 +252,72 @@ fn dev_full_and_help_match_gnu() {
             "{args:?}"
         );
         assert_eq!(bin.status.code(), gnu.status.code(), "{args:?}");
+    }
+}
+
+#[test]
+fn closed_standard_descriptors_match_gnu() {
+    // Rust's start-up code reopens closed standard descriptors on
+    // /dev/null; GNU sees EBADF.  Both run from the same shell line.
+    let s = Scratch::new("cat-gnu-closed");
+    std::fs::write(s.path.join("a"), b"line\n").expect("write a");
+    for line in [
+        "\"$0\" a >&-",
+        "\"$0\" --help >&-",
+        "\"$0\" <&-",
+        "\"$0\" -n - a - <&-",
+        "\"$0\" a <&-",
+    ] {
+        let run = |program: &OsStr| {
+            let out = Command::new("sh")
+                .args([OsStr::new("-c"), OsStr::new(line), program])
+                .current_dir(&s.path)
+                .env("LC_ALL", "C")
+                .output()
+                .expect("run sh");
+            let name = program.to_string_lossy().into_owned();
+            (
+                out.stdout,
+                String::from_utf8_lossy(&out.stderr).replace(&name, "cat"),
+                out.status.code(),
+            )
+        };
+        let gnu = run(OsStr::new(GNU_CAT));
+        let bin = run(binary("cat").as_os_str());
+        assert_eq!(bin, gnu, "{line}");
+    }
+}
+
+#[test]
+fn unreadable_stdin_socket_matches_gnu() {
+    // A listening socket refuses both splice and read (EINVAL): the splice
+    // path must hand over to read/write, which reports the error as GNU
+    // does, instead of retrying or losing it.
+    let s = Scratch::new("cat-gnu-listen");
+    let listener =
+        std::os::unix::net::UnixListener::bind(s.path.join("sock")).expect("bind socket");
+    for args in [&[][..], &["-n"]] {
+        let run = |program: &OsStr| {
+            let mut cmd = Command::new(program);
+            std::os::unix::process::CommandExt::arg0(&mut cmd, "cat");
+            let out_file = std::fs::File::create(s.path.join("out")).expect("create out");
+            cmd.args(args)
+                .env("LC_ALL", "C")
+                .stdin(std::os::fd::OwnedFd::from(
+                    listener.try_clone().expect("clone listener"),
+                ))
+                .stdout(out_file)
+                .output()
+                .expect("run cat")
+        };
+        let gnu = run(OsStr::new(GNU_CAT));
+        let bin = run(binary("cat").as_os_str());
+        assert_eq!(
+            String::from_utf8_lossy(&bin.stderr),
+            String::from_utf8_lossy(&gnu.stderr),
+            "{args:?}"
+        );
+        assert_eq!(bin.status.code(), gnu.status.code(), "{args:?}");
+        assert!(!gnu.stderr.is_empty());
     }
 }

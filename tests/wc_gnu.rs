@@ -11,11 +11,10 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
-use std::io::{Seek, SeekFrom, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::process::{Command, Stdio};
 
-use common::{binary, Scratch};
+use common::{binary, run_in_world, Scratch};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use samebytes_oracle::wc::{wc_case, WcCase};
@@ -144,59 +143,10 @@ fn unmaterialisable(case: &WcCase) -> Option<&'static str> {
 }
 
 fn run_real(program: &OsStr, case: &WcCase, dir: &Scratch) -> Outcome {
-    for (name, node) in &case.world.files {
-        let path = dir.path.join(OsStr::from_bytes(name));
-        match node {
-            Node::Regular(d) => std::fs::write(&path, d).expect("write file"),
-            Node::Directory => std::fs::create_dir_all(&path).expect("mkdir"),
-            Node::Stream(_) | Node::Unreadable => unreachable!("filtered"),
-        }
-    }
     let mut cmd = Command::new(program);
-    // GNU names itself after argv[0]; both run as plain `wc`.
-    std::os::unix::process::CommandExt::arg0(&mut cmd, "wc");
     cmd.args(case.args.iter().map(|a| OsStr::from_bytes(a)))
-        .current_dir(&dir.path)
-        .env_remove("LANG")
-        .env_remove("LC_CTYPE")
-        .env("LC_ALL", if case.utf8 { "C.UTF-8" } else { "C" })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if case.posixly_correct {
-        cmd.env("POSIXLY_CORRECT", "1");
-    } else {
-        cmd.env_remove("POSIXLY_CORRECT");
-    }
-    let mut feed = None;
-    match &case.world.stdin.node {
-        Node::Regular(d) => {
-            let p = dir.path.join(".stdin");
-            std::fs::write(&p, d).expect("write stdin");
-            let mut f = std::fs::File::open(&p).expect("open stdin");
-            f.seek(SeekFrom::Start(case.world.stdin.offset as u64))
-                .expect("seek");
-            cmd.stdin(f);
-        }
-        Node::Stream(d) => {
-            cmd.stdin(Stdio::piped());
-            feed = Some(d.clone());
-        }
-        Node::Directory => {
-            cmd.stdin(std::fs::File::open(&dir.path).expect("open dir"));
-        }
-        Node::Unreadable => unreachable!("stdin is never unreadable"),
-    }
-    let mut child = cmd.spawn().expect("spawn");
-    let writer = feed.map(|d| {
-        let mut stdin = child.stdin.take().expect("stdin");
-        std::thread::spawn(move || {
-            let _ = stdin.write_all(&d);
-        })
-    });
-    let out = child.wait_with_output().expect("wait");
-    if let Some(w) = writer {
-        w.join().expect("writer");
-    }
+        .stdout(Stdio::piped());
+    let out = run_in_world(cmd, "wc", &case.world, case.utf8, case.posixly_correct, dir);
     Outcome {
         stdout: out.stdout,
         stderr: out.stderr,

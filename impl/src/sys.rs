@@ -35,6 +35,53 @@ extern "C" fn record_inherited_sigpipe() {
 #[link_section = ".init_array"]
 static RECORD_SIGPIPE: extern "C" fn() = record_inherited_sigpipe;
 
+// Closed standard descriptors: Rust's start-up code reopens a closed stdin,
+// stdout or stderr on /dev/null, where GNU tools see EBADF (`cat >&-`:
+// "cat: standard output: Bad file descriptor").  The same constructor trick
+// records which ones were closed before that happens.
+
+static STDIN_WAS_CLOSED: AtomicBool = AtomicBool::new(false);
+static STDOUT_WAS_CLOSED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn record_closed_standard_fds() {
+    for (fd, flag) in [
+        (libc::STDIN_FILENO, &STDIN_WAS_CLOSED),
+        (libc::STDOUT_FILENO, &STDOUT_WAS_CLOSED),
+    ] {
+        // SAFETY: F_GETFD only queries the descriptor's flags.
+        let closed = unsafe { libc::fcntl(fd, libc::F_GETFD) } == -1
+            && io::Error::last_os_error().raw_os_error() == Some(libc::EBADF);
+        flag.store(closed, Ordering::Relaxed);
+    }
+}
+
+#[used]
+#[link_section = ".init_array"]
+static RECORD_CLOSED_FDS: extern "C" fn() = record_closed_standard_fds;
+
+/// Was stdin closed when the process started?
+pub fn stdin_was_closed() -> bool {
+    STDIN_WAS_CLOSED.load(Ordering::Relaxed)
+}
+
+/// Was stdout closed when the process started?
+pub fn stdout_was_closed() -> bool {
+    STDOUT_WAS_CLOSED.load(Ordering::Relaxed)
+}
+
+/// A writer for a stdout that was closed at start-up: every write fails
+/// with EBADF, as it would have.
+pub struct ClosedWriter;
+
+impl Write for ClosedWriter {
+    fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+        Err(io::Error::from_raw_os_error(libc::EBADF))
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Give SIGPIPE back the disposition the parent gave us.  Returns whether it
 /// is ignored (writes to a closed pipe then fail with EPIPE).
 pub fn restore_inherited_sigpipe() -> bool {

@@ -24,7 +24,7 @@ use samebytes_spec::{Errno, Locale, Outcome};
 use crate::codec::{self, Decoder, Encoder};
 use crate::mismatch::{Mismatch, Stream};
 use crate::schedule::{self, ChunkedReader, ReadSchedule, ShortWriter, WriteSchedule};
-use crate::wc::{arbitrary_data, arbitrary_size, get_node, os_error, put_node, FailingReader};
+use crate::wc::{arbitrary_data, arbitrary_size, os_error, FailingReader};
 
 /// One cat test case.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,18 +75,9 @@ impl CatCase {
     pub fn encode(&self) -> String {
         let mut e = Encoder::default();
         e.uint(1); // format version
-        e.uint(self.args.len() as u64);
-        for a in &self.args {
-            e.bytes(a);
-        }
+        codec::put_args(&mut e, &self.args);
         e.uint(u64::from(self.utf8) | (u64::from(self.posixly_correct) << 1));
-        e.uint(self.world.files.len() as u64);
-        for (name, node) in &self.world.files {
-            e.bytes(name);
-            put_node(&mut e, node);
-        }
-        put_node(&mut e, &self.world.stdin.node);
-        e.uint(self.world.stdin.offset as u64);
+        codec::put_world(&mut e, &self.world);
         match &self.stdout {
             CatStdout::Stream => e.uint(0),
             CatStdout::File(name) => {
@@ -107,22 +98,9 @@ impl CatCase {
         if d.uint()? != 1 {
             return Err(codec::DecodeError);
         }
-        let nargs = d.usize()?;
-        let mut args = Vec::new();
-        for _ in 0..nargs {
-            args.push(d.bytes()?);
-        }
+        let args = codec::get_args(&mut d)?;
         let flags = d.uint()?;
-        let nfiles = d.usize()?;
-        let mut world = World::default();
-        for _ in 0..nfiles {
-            let name = d.bytes()?;
-            let node = get_node(&mut d)?;
-            world.files.insert(name, node);
-        }
-        let node = get_node(&mut d)?;
-        let offset = d.usize()?;
-        world.stdin = Stdin { node, offset };
+        let world = codec::get_world(&mut d)?;
         let stdout = match d.uint()? {
             0 => CatStdout::Stream,
             1 => CatStdout::File(d.bytes()?),

@@ -84,6 +84,8 @@ pub fn from_hex(s: &str) -> Result<Vec<u8>, DecodeError> {
         .collect()
 }
 
+use samebytes_spec::world::{Node, Stdin, World};
+
 use crate::schedule::{
     ReadSchedule, ReadStep, WriteFailure, WriteFailureKind, WriteSchedule, WriteStep,
 };
@@ -151,4 +153,69 @@ pub fn get_write_schedule(d: &mut Decoder<'_>) -> Result<WriteSchedule, DecodeEr
         }),
     };
     Ok(WriteSchedule { steps, failure })
+}
+
+// ---------------------------------------------------------------------------
+// Command lines and worlds, shared by every tool's case.
+
+pub fn put_args(e: &mut Encoder, args: &[Vec<u8>]) {
+    e.uint(args.len() as u64);
+    for a in args {
+        e.bytes(a);
+    }
+}
+
+pub fn get_args(d: &mut Decoder<'_>) -> Result<Vec<Vec<u8>>, DecodeError> {
+    let n = d.usize()?;
+    (0..n).map(|_| d.bytes()).collect()
+}
+
+/// The files, then stdin's node and offset.
+pub fn put_world(e: &mut Encoder, world: &World) {
+    e.uint(world.files.len() as u64);
+    for (name, node) in &world.files {
+        e.bytes(name);
+        put_node(e, node);
+    }
+    put_node(e, &world.stdin.node);
+    e.uint(world.stdin.offset as u64);
+}
+
+pub fn get_world(d: &mut Decoder<'_>) -> Result<World, DecodeError> {
+    let nfiles = d.usize()?;
+    let mut world = World::default();
+    for _ in 0..nfiles {
+        let name = d.bytes()?;
+        let node = get_node(d)?;
+        world.files.insert(name, node);
+    }
+    let node = get_node(d)?;
+    let offset = d.usize()?;
+    world.stdin = Stdin { node, offset };
+    Ok(world)
+}
+
+fn put_node(e: &mut Encoder, n: &Node) {
+    match n {
+        Node::Regular(d) => {
+            e.uint(0);
+            e.bytes(d);
+        }
+        Node::Stream(d) => {
+            e.uint(1);
+            e.bytes(d);
+        }
+        Node::Directory => e.uint(2),
+        Node::Unreadable => e.uint(3),
+    }
+}
+
+fn get_node(d: &mut Decoder<'_>) -> Result<Node, DecodeError> {
+    Ok(match d.uint()? {
+        0 => Node::Regular(d.bytes()?),
+        1 => Node::Stream(d.bytes()?),
+        2 => Node::Directory,
+        3 => Node::Unreadable,
+        _ => return Err(DecodeError),
+    })
 }

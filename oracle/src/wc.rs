@@ -59,18 +59,9 @@ impl WcCase {
     pub fn encode(&self) -> String {
         let mut e = Encoder::default();
         e.uint(1); // format version
-        e.uint(self.args.len() as u64);
-        for a in &self.args {
-            e.bytes(a);
-        }
+        codec::put_args(&mut e, &self.args);
         e.uint(u64::from(self.utf8) | (u64::from(self.posixly_correct) << 1));
-        e.uint(self.world.files.len() as u64);
-        for (name, node) in &self.world.files {
-            e.bytes(name);
-            put_node(&mut e, node);
-        }
-        put_node(&mut e, &self.world.stdin.node);
-        e.uint(self.world.stdin.offset as u64);
+        codec::put_world(&mut e, &self.world);
         codec::put_read_schedule(&mut e, &self.read);
         codec::put_write_schedule(&mut e, &self.write);
         e.uint(self.buffer_size as u64);
@@ -84,22 +75,9 @@ impl WcCase {
         if d.uint()? != 1 {
             return Err(codec::DecodeError);
         }
-        let nargs = d.usize()?;
-        let mut args = Vec::new();
-        for _ in 0..nargs {
-            args.push(d.bytes()?);
-        }
+        let args = codec::get_args(&mut d)?;
         let flags = d.uint()?;
-        let nfiles = d.usize()?;
-        let mut world = World::default();
-        for _ in 0..nfiles {
-            let name = d.bytes()?;
-            let node = get_node(&mut d)?;
-            world.files.insert(name, node);
-        }
-        let node = get_node(&mut d)?;
-        let offset = d.usize()?;
-        world.stdin = Stdin { node, offset };
+        let world = codec::get_world(&mut d)?;
         let read = codec::get_read_schedule(&mut d)?;
         let write = codec::get_write_schedule(&mut d)?;
         let buffer_size = d.usize()?;
@@ -118,31 +96,6 @@ impl WcCase {
             window_size,
         })
     }
-}
-
-pub(crate) fn put_node(e: &mut Encoder, n: &Node) {
-    match n {
-        Node::Regular(d) => {
-            e.uint(0);
-            e.bytes(d);
-        }
-        Node::Stream(d) => {
-            e.uint(1);
-            e.bytes(d);
-        }
-        Node::Directory => e.uint(2),
-        Node::Unreadable => e.uint(3),
-    }
-}
-
-pub(crate) fn get_node(d: &mut Decoder<'_>) -> Result<Node, codec::DecodeError> {
-    Ok(match d.uint()? {
-        0 => Node::Regular(d.bytes()?),
-        1 => Node::Stream(d.bytes()?),
-        2 => Node::Directory,
-        3 => Node::Unreadable,
-        _ => return Err(codec::DecodeError),
-    })
 }
 
 // ---------------------------------------------------------------------------

@@ -103,3 +103,74 @@ pub fn describe(status: std::process::ExitStatus) -> String {
         _ => "unknown".into(),
     }
 }
+
+/// Build `world` in `dir` and set `cmd` up as a GNU tool is run on it:
+/// argv[0], locale, `POSIXLY_CORRECT`, stdin (a regular file at its offset,
+/// a pipe, or a directory).  Then spawn it, feed a piped stdin from another
+/// thread, and wait.  Named pipes and unreadable files cannot be built.
+pub fn run_in_world(
+    mut cmd: Command,
+    argv0: &str,
+    world: &samebytes_spec::world::World,
+    utf8: bool,
+    posixly_correct: bool,
+    dir: &Scratch,
+) -> std::process::Output {
+    use samebytes_spec::world::Node;
+    use std::ffi::OsStr;
+    use std::io::{Seek, SeekFrom, Write};
+    use std::os::unix::ffi::OsStrExt;
+    use std::process::Stdio;
+
+    for (name, node) in &world.files {
+        let path = dir.path.join(OsStr::from_bytes(name));
+        match node {
+            Node::Regular(d) => std::fs::write(&path, d).expect("write file"),
+            Node::Directory => std::fs::create_dir_all(&path).expect("mkdir"),
+            Node::Stream(_) | Node::Unreadable => unreachable!("filtered"),
+        }
+    }
+    // GNU names itself after argv[0]; both sides run under the same name.
+    std::os::unix::process::CommandExt::arg0(&mut cmd, argv0);
+    cmd.current_dir(&dir.path)
+        .env_remove("LANG")
+        .env_remove("LC_CTYPE")
+        .env("LC_ALL", if utf8 { "C.UTF-8" } else { "C" })
+        .stderr(Stdio::piped());
+    if posixly_correct {
+        cmd.env("POSIXLY_CORRECT", "1");
+    } else {
+        cmd.env_remove("POSIXLY_CORRECT");
+    }
+    let mut feed = None;
+    match &world.stdin.node {
+        Node::Regular(d) => {
+            let p = dir.path.join(".stdin");
+            std::fs::write(&p, d).expect("write stdin");
+            let mut f = std::fs::File::open(&p).expect("open stdin");
+            f.seek(SeekFrom::Start(world.stdin.offset as u64))
+                .expect("seek");
+            cmd.stdin(f);
+        }
+        Node::Stream(d) => {
+            cmd.stdin(Stdio::piped());
+            feed = Some(d.clone());
+        }
+        Node::Directory => {
+            cmd.stdin(std::fs::File::open(&dir.path).expect("open dir"));
+        }
+        Node::Unreadable => unreachable!("stdin is never unreadable"),
+    }
+    let mut child = cmd.spawn().expect("spawn");
+    let writer = feed.map(|d| {
+        let mut stdin = child.stdin.take().expect("stdin");
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&d);
+        })
+    });
+    let out = child.wait_with_output().expect("wait");
+    if let Some(w) = writer {
+        w.join().expect("writer");
+    }
+    out
+}

@@ -81,6 +81,15 @@ pub trait CatSystem {
     fn has_unread_bytes(&mut self, input: &CatInput) -> bool;
     /// Stdout as a descriptor, when kernel copies may write to it.
     fn stdout_fd(&self) -> Option<RawFd>;
+    /// Why stdout cannot be used at all (GNU's start-up `fstat` failed,
+    /// e.g. it is closed).
+    fn stdout_error(&self) -> Option<io::Error> {
+        None
+    }
+    /// The error closing stdin at exit reports, after stdin was read.
+    fn stdin_close_error(&self) -> Option<io::Error> {
+        None
+    }
 }
 
 /// The run stops: stdout failed.  GNU exits at once with this error.
@@ -181,6 +190,15 @@ pub fn run(
         write_size: opts.write_buffer_size.unwrap_or(default_cfg.write_size),
         pipe_size: default_cfg.pipe_size,
     };
+    if let Some(e) = system.stdout_error() {
+        let msg = format!(
+            "{}: standard output: {}\n",
+            env.program,
+            sys::error_text(&e)
+        );
+        diagnose(stderr, msg.as_bytes());
+        return 1;
+    }
     let stdout_fd = system.stdout_fd();
     let mut run = Run {
         env,
@@ -206,8 +224,20 @@ pub fn run(
             sys::grow_pipe(fd, cfg.pipe_size);
         }
     }
+    let read_stdin = opts.operands.is_empty() || opts.operands.iter().any(|o| o == b"-");
     match run.all_inputs(&opts, system) {
-        Ok(()) => run.status,
+        Ok(()) => match system.stdin_close_error().filter(|_| read_stdin) {
+            Some(e) => {
+                let msg = format!(
+                    "{}: closing standard input: {}\n",
+                    env.program,
+                    sys::error_text(&e)
+                );
+                diagnose(run.stderr, msg.as_bytes());
+                1
+            }
+            None => run.status,
+        },
         Err(WriteFailed(e)) => {
             write_error(run.stderr, env, &e);
             1
@@ -560,13 +590,18 @@ fn splice_direct(in_fd: RawFd, out_fd: RawFd) -> Result<Option<Copied>, WriteFai
 
 /// The binary's inputs: real files and the inherited stdin.
 pub struct SystemCat {
-    stdout_info: Option<sys::FileInfo>,
+    /// `fstat(1)`, or its errno.
+    stdout_info: Result<sys::FileInfo, i32>,
 }
 
 impl SystemCat {
     pub fn new() -> SystemCat {
         SystemCat {
-            stdout_info: sys::fstat(libc::STDOUT_FILENO).ok(),
+            stdout_info: if sys::stdout_was_closed() {
+                Err(libc::EBADF)
+            } else {
+                sys::fstat(libc::STDOUT_FILENO).map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))
+            },
         }
     }
 }
@@ -581,12 +616,15 @@ impl CatSystem for SystemCat {
     fn open(&mut self, name: Option<&[u8]>) -> io::Result<CatInput> {
         Ok(CatInput::Fd(match name {
             Some(n) => FdInput::open(n)?,
+            None if sys::stdin_was_closed() => {
+                return Err(io::Error::from_raw_os_error(libc::EBADF));
+            }
             None => FdInput::stdin(),
         }))
     }
 
     fn is_output_file(&mut self, input: &CatInput) -> bool {
-        let (CatInput::Fd(fd), Some(out)) = (input, self.stdout_info) else {
+        let (CatInput::Fd(fd), Ok(out)) = (input, &self.stdout_info) else {
             return false;
         };
         out.kind == FileKind::Regular && fd.info().is_ok_and(|i| i.id == out.id)
@@ -602,5 +640,13 @@ impl CatSystem for SystemCat {
 
     fn stdout_fd(&self) -> Option<RawFd> {
         Some(libc::STDOUT_FILENO)
+    }
+
+    fn stdout_error(&self) -> Option<io::Error> {
+        self.stdout_info.err().map(io::Error::from_raw_os_error)
+    }
+
+    fn stdin_close_error(&self) -> Option<io::Error> {
+        sys::stdin_was_closed().then(|| io::Error::from_raw_os_error(libc::EBADF))
     }
 }
