@@ -233,6 +233,9 @@ pub struct Formatter {
     /// `-v` without numbering or squeezing: no state depends on lines, so
     /// a whole chunk is rendered through the table, newline included.
     render_all: bool,
+    /// Input bytes handled by the two bulk paths above, so that tests can
+    /// tell the fast paths are really taken (their output alone cannot).
+    bulk_bytes: u64,
 }
 
 impl Formatter {
@@ -254,7 +257,14 @@ impl Formatter {
             }),
             lines_only: !(opts.show_nonprinting || opts.show_tabs || opts.show_ends),
             render_all: opts.show_nonprinting && !opts.number && !opts.squeeze_blank,
+            bulk_bytes: 0,
         }
+    }
+
+    /// Input bytes formatted by the whole-line loop or the whole-chunk
+    /// renderer so far.
+    pub fn bulk_bytes(&self) -> u64 {
+        self.bulk_bytes
     }
 
     /// Offset of the next byte in `rest` that is not copied verbatim.
@@ -391,6 +401,7 @@ impl Formatter {
             out.commit(w);
             block = end_of_block;
         }
+        self.bulk_bytes += (start - from) as u64;
         start
     }
 
@@ -399,6 +410,7 @@ impl Formatter {
         if let (true, Some(table), Some(&last)) = (self.render_all, &self.table, input.last()) {
             Self::render(table, input, out);
             self.at_line_start = last == b'\n';
+            self.bulk_bytes += input.len() as u64;
             return;
         }
         let o = self.opts;
@@ -581,6 +593,44 @@ mod tests {
                     "{b:#x} lane {lane}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn bulk_paths_take_almost_everything() {
+        // Lines of text and blank lines, fed in 4 KiB chunks: only the
+        // partial line at the end of each chunk may go the general way.
+        let mut input = Vec::new();
+        for i in 0..5000 {
+            input.extend_from_slice(if i % 7 == 0 {
+                b"\n"
+            } else {
+                b"some words on a line\n"
+            });
+        }
+        let lines = Formatting {
+            number: true,
+            squeeze_blank: true,
+            ..Formatting::default()
+        };
+        let all = Formatting {
+            show_nonprinting: true,
+            show_ends: true,
+            show_tabs: true,
+            ..Formatting::default()
+        };
+        for opts in [lines, all] {
+            let mut f = Formatter::new(opts);
+            let mut out = OutBuf::new();
+            for chunk in input.chunks(4096) {
+                f.feed(chunk, &mut out);
+            }
+            let bulk = f.bulk_bytes() as usize;
+            assert!(
+                bulk * 100 >= input.len() * 98,
+                "{opts:?}: {bulk} of {} bytes",
+                input.len()
+            );
         }
     }
 
