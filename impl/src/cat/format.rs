@@ -407,9 +407,9 @@ impl Formatter {
 
     /// Format one chunk of input, appending to `out`.
     pub fn feed(&mut self, input: &[u8], out: &mut OutBuf) {
-        if let (true, Some(table), Some(&last)) = (self.render_all, &self.table, input.last()) {
+        if let (true, Some(table)) = (self.render_all, &self.table) {
+            // No state to keep: nothing here depends on where lines start.
             Self::render(table, input, out);
-            self.at_line_start = last == b'\n';
             self.bulk_bytes += input.len() as u64;
             return;
         }
@@ -632,6 +632,14 @@ mod tests {
                 input.len()
             );
         }
+        // A line longer than the room reserved per block, inside one chunk.
+        let mut long = vec![b'x'; 20_000];
+        long.extend_from_slice(b"\nend\n");
+        let mut f = Formatter::new(lines);
+        let mut out = OutBuf::new();
+        f.feed(&long, &mut out);
+        assert_eq!(f.bulk_bytes() as usize, long.len());
+        assert_eq!(out.len(), long.len() + 2 * 7);
     }
 
     #[test]
