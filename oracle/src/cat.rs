@@ -272,29 +272,21 @@ impl<'a> Arbitrary<'a> for CatCase {
 /// proptest's bytes, so it shrinks), schedules and sizes from their own
 /// strategies.
 pub fn cat_case() -> impl Strategy<Value = CatCase> {
-    let sizes = prop_oneof![4 => 1..=16usize, 1 => 17..=300usize, 1 => 301..=70_000usize];
-    (
-        prop::collection::vec(any::<u8>(), 0..2048),
-        schedule::read_schedule(),
-        schedule::write_schedule(),
-        sizes.clone(),
-        sizes,
-    )
-        .prop_map(|(seed, read, write, read_size, write_size)| {
-            let (args, utf8, posixly_correct, world, stdout) =
-                arbitrary_body(&mut Unstructured::new(&seed)).unwrap_or_default();
-            CatCase {
-                args,
-                utf8,
-                posixly_correct,
-                world,
-                stdout,
-                read,
-                write,
-                read_size,
-                write_size,
-            }
-        })
+    schedule::case_parts().prop_map(|(seed, read, write, read_size, write_size)| {
+        let (args, utf8, posixly_correct, world, stdout) =
+            arbitrary_body(&mut Unstructured::new(&seed)).unwrap_or_default();
+        CatCase {
+            args,
+            utf8,
+            posixly_correct,
+            world,
+            stdout,
+            read,
+            write,
+            read_size,
+            write_size,
+        }
+    })
 }
 
 // ---------------------------------------------------------------------------

@@ -200,6 +200,20 @@ pub fn write_schedule() -> impl Strategy<Value = WriteSchedule> {
     })
 }
 
+/// What every tool's proptest case is made of: bytes for the tool's body
+/// generator (so the body shrinks with them), a read and a write schedule,
+/// and two buffer sizes, mostly tiny.
+pub fn case_parts() -> impl Strategy<Value = (Vec<u8>, ReadSchedule, WriteSchedule, usize, usize)> {
+    let sizes = prop_oneof![4 => 1..=16usize, 1 => 17..=300usize, 1 => 301..=70_000usize];
+    (
+        prop::collection::vec(any::<u8>(), 0..2048),
+        read_schedule(),
+        write_schedule(),
+        sizes.clone(),
+        sizes,
+    )
+}
+
 // ---------------------------------------------------------------------------
 // The adversarial reader and writer.
 

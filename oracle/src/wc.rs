@@ -330,28 +330,20 @@ impl<'a> Arbitrary<'a> for WcCase {
 /// as the fuzz target (driven by proptest's bytes, so it shrinks), the
 /// schedules and sizes from their own strategies.
 pub fn wc_case() -> impl Strategy<Value = WcCase> {
-    let sizes = prop_oneof![4 => 1..=16usize, 1 => 17..=300usize, 1 => 301..=70_000usize];
-    (
-        prop::collection::vec(any::<u8>(), 0..2048),
-        schedule::read_schedule(),
-        schedule::write_schedule(),
-        sizes.clone(),
-        sizes,
-    )
-        .prop_map(|(seed, read, write, buffer_size, window_size)| {
-            let (args, utf8, posixly_correct, world) =
-                arbitrary_body(&mut Unstructured::new(&seed)).unwrap_or_default();
-            WcCase {
-                args,
-                utf8,
-                posixly_correct,
-                world,
-                read,
-                write,
-                buffer_size,
-                window_size,
-            }
-        })
+    schedule::case_parts().prop_map(|(seed, read, write, buffer_size, window_size)| {
+        let (args, utf8, posixly_correct, world) =
+            arbitrary_body(&mut Unstructured::new(&seed)).unwrap_or_default();
+        WcCase {
+            args,
+            utf8,
+            posixly_correct,
+            world,
+            read,
+            write,
+            buffer_size,
+            window_size,
+        }
+    })
 }
 
 // ---------------------------------------------------------------------------
