@@ -154,7 +154,7 @@ echo "$table"
 if [ -n "$markdown" ]; then
   {
     echo "Command: \`bash bench/run.sh --runs $runs${only:+ --only $only}\`"
-    echo "Date: $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -r), GNU $(wc --version | head -1)"
+    echo "Date: $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -r), GNU coreutils $(wc --version | head -1 | awk '{print $NF}')"
     echo
     echo "$table"
   } > "$markdown"
