@@ -84,6 +84,22 @@ fn feed_in_chunks(mut w: impl Write, data: Vec<u8>, seed: u64) {
     }
 }
 
+/// Run `cmd` with its stdin a pipe fed by `feed_in_chunks`; stdout is
+/// whatever `cmd` set (pipe it to see it in the output); stderr is piped.
+fn run_fed(cmd: &mut Command, data: &[u8], seed: u64) -> std::process::Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn cat");
+    let stdin = child.stdin.take().expect("stdin");
+    let feed = data.to_vec();
+    let writer = std::thread::spawn(move || feed_in_chunks(stdin, feed, seed));
+    let out = child.wait_with_output().expect("wait cat");
+    writer.join().expect("writer");
+    out
+}
+
 #[test]
 fn file_to_file_uses_copy_file_range() {
     let s = Scratch::new("cat-cfr");
@@ -155,18 +171,7 @@ fn file_to_pipe_splices() {
 #[test]
 fn pipe_to_pipe_splices_a_slow_producer() {
     let data = mixed_text(2 * 1024 * 1024 + 9, 6);
-    let mut child = cat()
-        .arg("--debug")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn cat");
-    let stdin = child.stdin.take().expect("stdin");
-    let feed = data.clone();
-    let writer = std::thread::spawn(move || feed_in_chunks(stdin, feed, 77));
-    let out = child.wait_with_output().expect("wait cat");
-    writer.join().expect("writer");
+    let out = run_fed(cat().arg("--debug").stdout(Stdio::piped()), &data, 77);
     assert_eq!(stderr_text(&out), debug_lines(&["-"], "splice"));
     assert!(out.stdout == data);
 }
@@ -183,18 +188,7 @@ fn pipe_to_file_splices_and_appending_falls_back() {
             File::create(&out_path)
         }
         .expect("open out");
-        let mut child = cat()
-            .arg("--debug")
-            .stdin(Stdio::piped())
-            .stdout(sink)
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn cat");
-        let stdin = child.stdin.take().expect("stdin");
-        let feed = data.clone();
-        let writer = std::thread::spawn(move || feed_in_chunks(stdin, feed, 5));
-        let out = child.wait_with_output().expect("wait cat");
-        writer.join().expect("writer");
+        let out = run_fed(cat().arg("--debug").stdout(sink), &data, 5);
         assert_eq!(stderr_text(&out), debug_lines(&["-"], path));
         let mut expected = if append { b"x".to_vec() } else { Vec::new() };
         expected.extend_from_slice(&data);
@@ -294,18 +288,7 @@ fn terminal_output_is_exact() {
 fn formatting_a_slow_pipe_matches_spec() {
     let data = mixed_text(600 * 1024, 13);
     for opts in [&["-n"][..], &["-A"], &["-bsE"], &["-vT", "-s"]] {
-        let mut child = cat()
-            .args(opts)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn cat");
-        let stdin = child.stdin.take().expect("stdin");
-        let feed = data.clone();
-        let writer = std::thread::spawn(move || feed_in_chunks(stdin, feed, 21));
-        let out = child.wait_with_output().expect("wait cat");
-        writer.join().expect("writer");
+        let out = run_fed(cat().args(opts).stdout(Stdio::piped()), &data, 21);
         let world = world_of(&[], Node::Stream(data.clone()));
         let expected = spec(opts, &world, &CatStdout::Stream, None);
         assert!(out.stdout == expected.stdout, "{opts:?}");
@@ -523,20 +506,16 @@ fn buffer_sizes_never_change_the_output() {
             let r = format!("--read-buffer-size={size}");
             let w = format!("--write-buffer-size={size}");
             for extra in [vec![r.clone()], vec![w.clone()], vec![r.clone(), w.clone()]] {
-                let mut child = cat()
-                    .args(opts)
-                    .args(&extra)
-                    .args(["a", "-"])
-                    .current_dir(&s.path)
-                    .stdin(Stdio::piped())
-                    .stdout(Stdio::piped())
-                    .spawn()
-                    .expect("spawn cat");
-                let stdin = child.stdin.take().expect("stdin");
-                let feed = a.clone();
-                let writer = std::thread::spawn(move || feed_in_chunks(stdin, feed, 1));
-                let out = child.wait_with_output().expect("wait cat");
-                writer.join().expect("writer");
+                let out = run_fed(
+                    cat()
+                        .args(opts)
+                        .args(&extra)
+                        .args(["a", "-"])
+                        .current_dir(&s.path)
+                        .stdout(Stdio::piped()),
+                    &a,
+                    1,
+                );
                 assert!(out.stdout == expected.stdout, "{opts:?} {extra:?}");
             }
         }
