@@ -331,11 +331,12 @@ pub fn parse_args(args: &[Vec<u8>], env: &CatEnv) -> Invocation {
         }
     }
     if let Some(message) = error {
-        return exit_with(
-            Vec::new(),
-            format!("{message}Try '{program} --help' for more information.\n"),
-            1,
-        );
+        let try_help = format!("Try '{program} --help' for more information.\n");
+        return Invocation::Exit(Outcome {
+            stdout: Vec::new(),
+            stderr: [message, try_help.into_bytes()].concat(),
+            status: 1,
+        });
     }
     Invocation::Run(opts)
 }

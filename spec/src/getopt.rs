@@ -50,6 +50,17 @@ pub struct OptionTable<'a, Id> {
     pub longs: &'a [LongOpt<Id>],
 }
 
+/// `prog: <before><word><after>`, with the word's bytes as they are: glibc
+/// prints the argument raw, whatever its encoding.
+fn quoted(prog: &str, before: &str, word: &[u8], after: &str) -> Vec<u8> {
+    [
+        format!("{prog}: {before}").as_bytes(),
+        word,
+        after.as_bytes(),
+    ]
+    .concat()
+}
+
 /// Parse `args` (without the program name).  On a usage error the items
 /// parsed before it are returned with glibc's message (without the
 /// program-specific "Try ... --help" line, which callers add).
@@ -58,7 +69,7 @@ pub fn parse<Id: Copy>(
     args: &[Vec<u8>],
     table: &OptionTable<'_, Id>,
     posixly_correct: bool,
-) -> (Vec<Item<Id>>, Option<String>) {
+) -> (Vec<Item<Id>>, Option<Vec<u8>>) {
     let mut items = Vec::new();
     let mut i = 0;
     let mut options_done = false;
@@ -84,21 +95,17 @@ pub fn parse<Id: Copy>(
             let opt = match find_long(table.longs, name) {
                 Ok(opt) => opt,
                 Err(LongLookup::Unknown) => {
-                    let msg = format!(
-                        "{prog}: unrecognized option '{}'\n",
-                        String::from_utf8_lossy(arg)
-                    );
+                    let msg = quoted(prog, "unrecognized option '", arg, "'\n");
                     return (items, Some(msg));
                 }
                 Err(LongLookup::Ambiguous(names)) => {
-                    let mut msg = format!(
-                        "{prog}: option '--{}' is ambiguous; possibilities:",
-                        String::from_utf8_lossy(name)
-                    );
+                    // glibc quotes the whole word, `=value` included.
+                    let mut msg =
+                        quoted(prog, "option '--", body, "' is ambiguous; possibilities:");
                     for n in names {
-                        msg.push_str(&format!(" '--{n}'"));
+                        msg.extend_from_slice(format!(" '--{n}'").as_bytes());
                     }
-                    msg.push('\n');
+                    msg.push(b'\n');
                     return (items, Some(msg));
                 }
             };
@@ -107,7 +114,8 @@ pub fn parse<Id: Copy>(
                     let msg = format!(
                         "{prog}: option '--{}' doesn't allow an argument\n",
                         opt.name
-                    );
+                    )
+                    .into_bytes();
                     return (items, Some(msg));
                 }
                 (HasArg::No, None) => None,
@@ -118,7 +126,8 @@ pub fn parse<Id: Copy>(
                         i += 1;
                         Some(args[i - 1].clone())
                     } else {
-                        let msg = format!("{prog}: option '--{}' requires an argument\n", opt.name);
+                        let msg = format!("{prog}: option '--{}' requires an argument\n", opt.name)
+                            .into_bytes();
                         return (items, Some(msg));
                     }
                 }
@@ -135,10 +144,7 @@ pub fn parse<Id: Copy>(
             let letter = arg[j];
             j += 1;
             let Some(opt) = table.shorts.iter().find(|s| s.letter == letter) else {
-                let msg = format!(
-                    "{prog}: invalid option -- '{}'\n",
-                    String::from_utf8_lossy(&[letter])
-                );
+                let msg = quoted(prog, "invalid option -- '", &[letter], "'\n");
                 return (items, Some(msg));
             };
             let value = match opt.has_arg {
@@ -157,10 +163,8 @@ pub fn parse<Id: Copy>(
                         i += 1;
                         Some(args[i - 1].clone())
                     } else {
-                        let msg = format!(
-                            "{prog}: option requires an argument -- '{}'\n",
-                            String::from_utf8_lossy(&[letter])
-                        );
+                        let msg =
+                            quoted(prog, "option requires an argument -- '", &[letter], "'\n");
                         return (items, Some(msg));
                     }
                 }

@@ -247,10 +247,10 @@ pub fn version_text() -> String {
     )
 }
 
-fn usage_error(message: String, env: &WcEnv) -> Invocation {
+fn usage_error(message: Vec<u8>, env: &WcEnv) -> Invocation {
     Invocation::Exit(Outcome {
         stdout: Vec::new(),
-        stderr: format!("{message}{}", try_help(&env.program)).into_bytes(),
+        stderr: [message, try_help(&env.program).into_bytes()].concat(),
         status: 1,
     })
 }
@@ -316,7 +316,8 @@ pub fn parse_args(args: &[Vec<u8>], env: &WcEnv) -> Invocation {
                     "{}: extra operand {}\nfile operands cannot be combined with --files0-from\n",
                     env.program,
                     String::from_utf8_lossy(&quoteaf(extra, env.locale))
-                ),
+                )
+                .into_bytes(),
                 env,
             );
         }
