@@ -2,7 +2,7 @@
 # Side-by-side benchmarks: samebytes against GNU coreutils and the best peer
 # (uutils), in one run, reported as t(GNU) / t(ours).
 #
-#   bash bench/run.sh [--runs N] [--only wc|cat] [--markdown FILE]
+#   bash bench/run.sh [--runs N] [--only wc|cat|yes] [--markdown FILE]
 #
 # Installs hyperfine and pv from the distribution if they are missing, and
 # uutils (`cargo install coreutils`) into bench/data/uutils.  Generates a
@@ -42,9 +42,9 @@ mkdir -p "$data"
 ours="$root/target/release"
 
 uutils="$data/uutils/bin/coreutils"
-if [ ! -x "$uutils" ]; then
-  echo "installing uutils coreutils (wc, cat) into $data/uutils ..." >&2
-  cargo install --quiet coreutils --no-default-features --features wc,cat --root "$data/uutils" >&2 || true
+if ! printf 'y\n' | "$uutils" cat >/dev/null 2>&1 || ! "$uutils" yes | head -1 >/dev/null 2>&1; then
+  echo "installing uutils coreutils (wc, cat, yes) into $data/uutils ..." >&2
+  cargo install --quiet coreutils --no-default-features --features wc,cat,yes --root "$data/uutils" >&2 || true
 fi
 have_uutils=0
 [ -x "$uutils" ] && have_uutils=1
@@ -70,15 +70,15 @@ cat "$data/text.txt" "$data/utf8.txt" > /dev/null   # warm the page cache
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
 
-# bench NAME LOCALE WARMUP ours-cmd gnu-cmd uutils-cmd
+# bench NAME LOCALE RUNS ours-cmd gnu-cmd uutils-cmd [prepare-cmd]
 bench() {
-  local name=$1 locale=$2 runs_here=$3 ours_cmd=$4 gnu_cmd=$5 uu_cmd=$6
+  local name=$1 locale=$2 runs_here=$3 ours_cmd=$4 gnu_cmd=$5 uu_cmd=$6 prepare=${7:-true}
   local json
   json=$(mktemp)
   local cmds=("$ours_cmd" "$gnu_cmd")
   [ "$have_uutils" = 1 ] && cmds+=("$uu_cmd")
   LC_ALL=$locale hyperfine --style none --warmup 2 --runs "$runs_here" --export-json "$json" \
-    "${cmds[@]}" >/dev/null 2>&1
+    --prepare "$prepare" "${cmds[@]}" >/dev/null 2>&1
   python3 - "$json" "$name" >> "$results" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["results"]
@@ -131,6 +131,31 @@ if [ -z "$only" ] || [ "$only" = cat ]; then
   rssfile=$(mktemp)
   /usr/bin/time -f %M -o "$rssfile" "$ours/cat" "$T" | pv -q >/dev/null
   echo "rss|cat→pipe $(tail -1 "$rssfile")|cat -n $(rss C "$ours/cat" -n "$T")|cat -A $(rss C.UTF-8 "$ours/cat" -A "$U")|cat small files $(rss C "$ours/cat" $SM)" >> "$results"
+fi
+
+if [ -z "$only" ] || [ "$only" = yes ]; then
+  uy="$uutils yes"
+  L500=$(printf '%0499d' 0)
+  # A stream's ratio is throughput(ours) / throughput(GNU): the same bytes,
+  # so t(GNU) / t(ours).
+  bench "yes | pv -S -s 8G" C "$runs" "$ours/yes | pv -q -S -s 8G >/dev/null" "yes | pv -q -S -s 8G >/dev/null" "$uy | pv -q -S -s 8G >/dev/null"
+  bench "yes, 500-byte line | pv -S -s 8G" C "$runs" "$ours/yes $L500 | pv -q -S -s 8G >/dev/null" "yes $L500 | pv -q -S -s 8G >/dev/null" "$uy $L500 | pv -q -S -s 8G >/dev/null"
+  # A regular file: 1 GiB, ended by the file-size limit (EFBIG, with
+  # SIGXFSZ ignored); the file is removed before each run.
+  OUT="$data/yes.out"
+  to_file() { echo "ulimit -f 1048576; trap '' XFSZ; $1 >$OUT 2>/dev/null; true"; }
+  bench "yes → regular file (1 GiB)" C "$runs" "bash -c \"$(to_file "$ours/yes")\"" "bash -c \"$(to_file yes)\"" "bash -c \"$(to_file "$uy")\"" "rm -f $OUT"
+  rm -f "$OUT"
+  bench "yes | head -1 (start-up)" C $((runs * 30)) "$ours/yes | head -1" "yes | head -1" "$uy | head -1"
+  rssfile=$(mktemp)
+  /usr/bin/time -f %M -o "$rssfile" "$ours/yes" | head -c 4G >/dev/null
+  short_rss=$(tail -1 "$rssfile")
+  # About 2 MiB of operands (15 of 128 KiB - 1, what argv allows): the limit is 8 MiB plus one
+  # copy of the line.
+  long=$(head -c 131071 /dev/zero | tr '\0' x)
+  /usr/bin/time -f %M -o "$rssfile" "$ours/yes" $(for i in $(seq 15); do echo "$long"; done) | head -c 4G >/dev/null
+  echo "rss|yes | head -c 4G: $short_rss|yes with a 2 MiB line: $(tail -1 "$rssfile")" >> "$results"
+  rm -f "$rssfile"
 fi
 
 table=$(python3 - "$results" <<'PY'

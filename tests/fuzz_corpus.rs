@@ -31,3 +31,9 @@ fn cat_corpus_replays_clean() {
     let n = replay("cat", samebytes_oracle::cat::fuzz_cat);
     assert!(n >= 20, "the cat corpus has only {n} inputs");
 }
+
+#[test]
+fn yes_corpus_replays_clean() {
+    let n = replay("yes", samebytes_oracle::yes::fuzz_yes);
+    assert!(n >= 20, "the yes corpus has only {n} inputs");
+}

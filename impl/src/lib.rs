@@ -1,4 +1,4 @@
-//! samebytes: fast drop-in `wc` and `cat` (and later `yes`, `grep`), proven
+//! samebytes: fast drop-in `wc`, `cat` and `yes` (and later `grep`), proven
 //! byte-identical to the reference implementations in `samebytes-spec`.
 //!
 //! Layout: [`sys`] holds every system call and every `unsafe` block; [`io`]
@@ -11,6 +11,7 @@ pub mod io;
 pub mod sys;
 pub mod utf8;
 pub mod wc;
+pub mod yes;
 
 /// The program's arguments as bytes, without the program name.
 pub fn args_bytes() -> Vec<Vec<u8>> {

@@ -9,7 +9,7 @@ use std::fs::File;
 use std::io::{self, Read, Write};
 use std::mem::ManuallyDrop;
 use std::os::fd::{AsRawFd, FromRawFd, RawFd};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 // ---------------------------------------------------------------------------
@@ -80,6 +80,52 @@ impl Write for ClosedWriter {
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }
+}
+
+// The arguments without copies: glibc calls `.init_array` functions with
+// (argc, argv, envp), the same pointers `main` gets.  `yes` joins operands
+// of many megabytes; borrowing them from argv keeps one copy of the line in
+// memory instead of three (argv, std's copy, the line).
+
+static ARGC: AtomicUsize = AtomicUsize::new(0);
+static ARGV: AtomicPtr<*const libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
+
+extern "C" fn record_argv(
+    argc: libc::c_int,
+    argv: *mut *const libc::c_char,
+    _envp: *const *const libc::c_char,
+) {
+    ARGC.store(usize::try_from(argc).unwrap_or(0), Ordering::Relaxed);
+    ARGV.store(argv, Ordering::Relaxed);
+}
+
+type InitArrayFn = extern "C" fn(libc::c_int, *mut *const libc::c_char, *const *const libc::c_char);
+
+#[used]
+#[link_section = ".init_array"]
+static RECORD_ARGV: InitArrayFn = record_argv;
+
+/// The program's arguments, without the program name, borrowed from argv.
+pub fn args_borrowed() -> Vec<&'static [u8]> {
+    let (argc, argv) = (ARGC.load(Ordering::Relaxed), ARGV.load(Ordering::Relaxed));
+    if argv.is_null() {
+        // Not started by glibc's loader (no arguments were passed to the
+        // constructor): fall back to std's copies, kept for the process.
+        use std::os::unix::ffi::OsStringExt;
+        return std::env::args_os()
+            .skip(1)
+            .map(|a| &*Vec::leak(a.into_vec()))
+            .collect();
+    }
+    (1..argc)
+        .map(|i| {
+            // SAFETY: glibc passes the argv `main` receives: `argc` valid
+            // pointers to NUL-terminated strings in the initial stack, which
+            // live as long as the process.  Nothing in samebytes or std
+            // writes to them, so shared 'static borrows are sound.
+            unsafe { std::ffi::CStr::from_ptr(*argv.add(i)).to_bytes() }
+        })
+        .collect()
 }
 
 /// Give SIGPIPE back the disposition the parent gave us.  Returns whether it
@@ -251,12 +297,20 @@ pub fn advise_sequential(fd: RawFd) {
 }
 
 /// Try to grow a pipe's buffer to `size` bytes (F_SETPIPE_SZ); returns the
-/// size the pipe has afterwards, if it is a pipe at all.
+/// size the pipe has afterwards, if it is a pipe at all.  A pipe that is
+/// already as large is left alone: F_SETPIPE_SZ would shrink it.
 pub fn grow_pipe(fd: RawFd, size: usize) -> Option<usize> {
+    let size = libc::c_int::try_from(size).unwrap_or(libc::c_int::MAX);
     // SAFETY: fcntl with F_SETPIPE_SZ/F_GETPIPE_SZ takes and returns plain
     // integers; on a non-pipe it fails with EBADF/EINVAL and changes nothing.
     unsafe {
-        libc::fcntl(fd, libc::F_SETPIPE_SZ, size as libc::c_int);
+        let before = libc::fcntl(fd, libc::F_GETPIPE_SZ);
+        if before <= 0 {
+            return None;
+        }
+        if before < size {
+            libc::fcntl(fd, libc::F_SETPIPE_SZ, size);
+        }
         let now = libc::fcntl(fd, libc::F_GETPIPE_SZ);
         (now > 0).then_some(now as usize)
     }
@@ -434,6 +488,74 @@ pub fn pipe() -> io::Result<(File, File)> {
             return Err(io::Error::last_os_error());
         }
         Ok((File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// vmsplice for yes.
+//
+// vmsplice puts references to our pages into the pipe, not a copy of the
+// bytes: the reader sees whatever the pages hold when it reads, which may
+// be long after the call returned, even after we exit.  So only bytes that
+// never change and are never freed may be spliced.  `FrozenPipe` enforces
+// that: it keeps a clone of every buffer it has spliced from and never
+// gives it back (an `Rc` with another owner cannot be mutated through safe
+// code), and it leaks them if it is ever dropped.  SPLICE_F_GIFT is not
+// used: it only lets a consumer steal the pages, which we never want.
+
+/// A pipe that takes bytes by vmsplice from buffers frozen for the rest of
+/// the process.
+pub struct FrozenPipe {
+    fd: RawFd,
+    frozen: Vec<std::rc::Rc<Vec<u8>>>,
+}
+
+impl FrozenPipe {
+    pub fn new(fd: RawFd) -> FrozenPipe {
+        FrozenPipe {
+            fd,
+            frozen: Vec::new(),
+        }
+    }
+
+    /// One vmsplice of `buf[from..to]`: returns how many bytes the pipe
+    /// took.  It waits for room, then takes what fits; with `nonblocking`
+    /// a full pipe gives `WouldBlock` instead of waiting.
+    pub fn vmsplice(
+        &mut self,
+        buf: &std::rc::Rc<Vec<u8>>,
+        from: usize,
+        to: usize,
+        nonblocking: bool,
+    ) -> io::Result<usize> {
+        let bytes = &buf[from..to];
+        if !self.frozen.iter().any(|b| std::rc::Rc::ptr_eq(b, buf)) {
+            self.frozen.push(std::rc::Rc::clone(buf));
+        }
+        let iov = libc::iovec {
+            iov_base: bytes.as_ptr() as *mut libc::c_void,
+            iov_len: bytes.len(),
+        };
+        let flags = if nonblocking {
+            libc::SPLICE_F_NONBLOCK
+        } else {
+            0
+        };
+        // SAFETY: `iov` describes `bytes`, which lie inside a buffer that
+        // `self.frozen` holds a clone of and never releases (see Drop), so
+        // the pages stay allocated and unmodified for the life of the
+        // process, as vmsplice's page references require.  The kernel only
+        // reads the one iovec we pass.
+        byte_count(unsafe { libc::vmsplice(self.fd, &iov, 1, flags) })
+    }
+}
+
+impl Drop for FrozenPipe {
+    fn drop(&mut self) {
+        // The pipe may still hold references to these pages.
+        for buf in self.frozen.drain(..) {
+            std::mem::forget(buf);
+        }
     }
 }
 

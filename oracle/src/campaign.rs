@@ -41,6 +41,14 @@ pub fn run(per_tool: Duration, seed: u64) -> Vec<ToolReport> {
             |case| case.input_bytes() * crate::cat::variants(case).len() as u64,
             crate::cat::check_cat,
         ),
+        campaign_one(
+            "yes",
+            &mut runner,
+            per_tool,
+            crate::yes::yes_case(),
+            |case| case.limit as u64 * crate::yes::variants(case).len() as u64,
+            crate::yes::check_yes,
+        ),
     ]
 }
 

@@ -22,7 +22,7 @@ use samebytes_spec::world::{Node, Stdin, World};
 use samebytes_spec::{Errno, Locale, Outcome};
 
 use crate::codec::{self, Decoder, Encoder};
-use crate::mismatch::{Mismatch, Stream};
+use crate::mismatch::{compare_outcomes, Mismatch};
 use crate::schedule::{self, ChunkedReader, ReadSchedule, ShortWriter, WriteSchedule};
 use crate::wc::{arbitrary_data, arbitrary_size, os_error, FailingReader};
 
@@ -472,16 +472,7 @@ pub fn check_cat(case: &CatCase) -> Result<(), Box<Mismatch>> {
     let repro = || case.reproducer();
     for (name, read, cfg) in variants(case) {
         let actual = run_impl(case, read, &cfg);
-        let (es, as_) = (expected.status.to_string(), actual.status.to_string());
-        for (stream, e, a) in [
-            (Stream::Stdout, &expected.stdout[..], &actual.stdout[..]),
-            (Stream::Stderr, &expected.stderr[..], &actual.stderr[..]),
-            (Stream::Status, es.as_bytes(), as_.as_bytes()),
-        ] {
-            if let Some(m) = Mismatch::compare("cat", &name, stream, e, a, &repro) {
-                return Err(Box::new(m));
-            }
-        }
+        compare_outcomes("cat", &name, &expected, &actual, &repro)?;
     }
     Ok(())
 }

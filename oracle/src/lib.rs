@@ -3,8 +3,9 @@
 //! - [`schedule`]: read and write schedules (`Arbitrary` and proptest
 //!   strategies) and the [`schedule::ChunkedReader`] and
 //!   [`schedule::ShortWriter`] that apply them.
-//! - One driver per tool ([`wc::check_wc`], [`cat::check_cat`]) that runs the spec and the
-//!   implementation on the same case and compares stdout, stderr and status.
+//! - One driver per tool ([`wc::check_wc`], [`cat::check_cat`],
+//!   [`yes::check_yes`]) that runs the spec and the implementation on the
+//!   same case and compares stdout, stderr and status.
 //! - [`mismatch::Mismatch`]: a readable report with a one-line reproducer.
 //! - [`campaign`]: the time-boxed randomized campaign behind the CLI.
 
@@ -14,8 +15,10 @@ pub mod codec;
 pub mod mismatch;
 pub mod schedule;
 pub mod wc;
+pub mod yes;
 
-/// Decode a reproducer (`wc:<hex>`, `cat:<hex>`, optionally with the command in front)
+/// Decode a reproducer (`wc:<hex>`, `cat:<hex>`, `yes:<hex>`, optionally with the
+/// command in front)
 /// and check it again.
 pub fn replay(reproducer: &str) -> Result<Result<(), Box<mismatch::Mismatch>>, String> {
     let spec = reproducer.rsplit(' ').next().unwrap_or(reproducer);
@@ -30,6 +33,10 @@ pub fn replay(reproducer: &str) -> Result<Result<(), Box<mismatch::Mismatch>>, S
         "cat" => {
             let case = cat::CatCase::decode(hex).map_err(|_| "malformed cat case".to_string())?;
             Ok(cat::check_cat(&case))
+        }
+        "yes" => {
+            let case = yes::YesCase::decode(hex).map_err(|_| "malformed yes case".to_string())?;
+            Ok(yes::check_yes(&case))
         }
         other => Err(format!("unknown tool in reproducer: {other}")),
     }

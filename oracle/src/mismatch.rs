@@ -45,6 +45,27 @@ impl Mismatch {
     }
 }
 
+/// Compare two whole outcomes: stdout, then stderr, then status.
+pub fn compare_outcomes(
+    tool: &'static str,
+    variant: &str,
+    expected: &samebytes_spec::Outcome,
+    actual: &samebytes_spec::Outcome,
+    reproducer: &dyn Fn() -> String,
+) -> Result<(), Box<Mismatch>> {
+    let (es, as_) = (expected.status.to_string(), actual.status.to_string());
+    for (stream, e, a) in [
+        (Stream::Stdout, &expected.stdout[..], &actual.stdout[..]),
+        (Stream::Stderr, &expected.stderr[..], &actual.stderr[..]),
+        (Stream::Status, es.as_bytes(), as_.as_bytes()),
+    ] {
+        if let Some(m) = Mismatch::compare(tool, variant, stream, e, a, reproducer) {
+            return Err(Box::new(m));
+        }
+    }
+    Ok(())
+}
+
 fn looks_textual(bytes: &[u8]) -> bool {
     std::str::from_utf8(bytes)
         .is_ok_and(|s| s.chars().all(|c| c == '\n' || c == '\t' || !c.is_control()))

@@ -18,7 +18,7 @@ use samebytes_spec::world::{Node, Stat, Stdin, World};
 use samebytes_spec::{Locale, Outcome};
 
 use crate::codec::{self, Decoder, Encoder};
-use crate::mismatch::{Mismatch, Stream};
+use crate::mismatch::{compare_outcomes, Mismatch};
 use crate::schedule::{self, ChunkedReader, ReadSchedule, ShortWriter, WriteSchedule};
 
 /// One wc test case.
@@ -561,25 +561,7 @@ pub fn check_wc(case: &WcCase) -> Result<(), Box<Mismatch>> {
     let repro = || case.reproducer();
     for (name, path, cfg) in variants(case) {
         let actual = run_impl(case, path, &cfg);
-        for (stream, e, a) in [
-            (Stream::Stdout, &expected.stdout, &actual.stdout),
-            (Stream::Stderr, &expected.stderr, &actual.stderr),
-        ] {
-            if let Some(m) = Mismatch::compare("wc", &name, stream, e, a, &repro) {
-                return Err(Box::new(m));
-            }
-        }
-        let (es, as_) = (expected.status.to_string(), actual.status.to_string());
-        if let Some(m) = Mismatch::compare(
-            "wc",
-            &name,
-            Stream::Status,
-            es.as_bytes(),
-            as_.as_bytes(),
-            &repro,
-        ) {
-            return Err(Box::new(m));
-        }
+        compare_outcomes("wc", &name, &expected, &actual, &repro)?;
     }
     Ok(())
 }

@@ -1,5 +1,5 @@
-//! samebytes-spec: reference implementations of `wc` (and later `cat`, `yes`
-//! and `grep`).
+//! samebytes-spec: reference implementations of `wc`, `cat` and `yes` (and
+//! later `grep`).
 //!
 //! Every tool here is a pure function from its arguments, its environment
 //! and a model of the files it may open to the bytes it writes on stdout and
@@ -15,6 +15,7 @@ pub mod quote;
 pub mod text;
 pub mod wc;
 pub mod world;
+pub mod yes;
 
 /// What a run of a tool produced.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -1,0 +1,268 @@
+//! GNU conformance: the spec against /usr/bin/yes (coreutils 9.1), and the
+//! built binary against the spec, on generated command lines read through
+//! a real pipe for as many bytes as the case's limit and then closed (with
+//! SIGPIPE ignored, so both report the write error); and on /dev/full, a
+//! closed stdout and a file-size limit.
+//!
+//! `--help` and `--version` print samebytes' own text, so for them only the
+//! status is compared (rule `help-and-version-text` in docs/differences.md).
+
+mod common;
+
+use std::ffi::OsString;
+use std::fs::{File, OpenOptions};
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use common::{binary, Scratch};
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, TestRunner};
+use samebytes_oracle::schedule::WriteFailureKind;
+use samebytes_oracle::yes::{yes_case, YesCase};
+use samebytes_spec::yes::{parse_args, yes as spec_yes, Invocation};
+use samebytes_spec::{Errno, Outcome, StdoutFailure};
+
+const GNU_YES: &str = "/usr/bin/yes";
+
+fn os(args: &[Vec<u8>]) -> Vec<OsString> {
+    args.iter()
+        .map(|a| std::ffi::OsStr::from_bytes(a).to_os_string())
+        .collect()
+}
+
+/// `program` as `yes`, with SIGPIPE ignored and POSIXLY_CORRECT as asked.
+fn command(program: &Path, args: &[Vec<u8>], posixly_correct: bool) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.arg0("yes").args(os(args)).stderr(Stdio::piped());
+    if posixly_correct {
+        cmd.env("POSIXLY_CORRECT", "1");
+    } else {
+        cmd.env_remove("POSIXLY_CORRECT");
+    }
+    // SAFETY: only signal(), which is async-signal-safe, runs between fork
+    // and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    cmd
+}
+
+/// Run with stdout a pipe; read `limit` bytes (or to the end, if the run
+/// ends first), then close the pipe and collect stderr and status.
+fn run_through_pipe(program: &Path, case: &YesCase) -> Outcome {
+    let (mut r, w) = std::io::pipe().expect("pipe");
+    let child = command(program, &case.args, case.posixly_correct)
+        .stdout(w)
+        .spawn()
+        .expect("spawn");
+    let mut stdout = Vec::with_capacity(case.limit);
+    (&mut r)
+        .take(case.limit as u64)
+        .read_to_end(&mut stdout)
+        .expect("read");
+    drop(r);
+    let out = child.wait_with_output().expect("wait");
+    Outcome {
+        stdout,
+        stderr: out.stderr,
+        status: out.status.code().unwrap_or(-1),
+    }
+}
+
+/// The spec for a pipe closed after `limit` bytes.
+fn expected(case: &YesCase) -> Outcome {
+    spec_yes(
+        &case.args,
+        &case.env(),
+        StdoutFailure {
+            limit: case.limit,
+            errno: Errno::BrokenPipe,
+        },
+    )
+}
+
+/// Cases argv cannot carry: a NUL byte, a word over 128 KiB, or more than
+/// 1 MiB in all.
+fn unmaterialisable(case: &YesCase) -> bool {
+    case.args
+        .iter()
+        .any(|a| a.contains(&0) || a.len() >= 128 << 10)
+        || case.args.iter().map(Vec::len).sum::<usize>() > 1 << 20
+}
+
+fn show(o: &Outcome) -> String {
+    format!(
+        "status {}, stderr {:?}, {} bytes of stdout",
+        o.status,
+        String::from_utf8_lossy(&o.stderr),
+        o.stdout.len()
+    )
+}
+
+#[test]
+fn spec_matches_gnu_yes_and_binary_matches_spec() {
+    let mut runner = TestRunner::new(Config::default());
+    let strategy = yes_case();
+    let ours = binary("yes");
+    let (mut compared, mut help) = (0, 0);
+    for _ in 0..400 {
+        let mut case = strategy.new_tree(&mut runner).expect("case").current();
+        if unmaterialisable(&case) {
+            continue;
+        }
+        case.failure = WriteFailureKind::BrokenPipe;
+        let exits = matches!(parse_args(&case.args, &case.env()), Invocation::Exit(_));
+        if exits {
+            // A finite output fits in the pipe before it can be closed: read
+            // all of it.
+            case.limit = 1 << 30;
+        }
+        let spec = expected(&case);
+        let gnu = run_through_pipe(Path::new(GNU_YES), &case);
+        let mine = run_through_pipe(&ours, &case);
+        let what = format!("{:?}", case.reproducer());
+        if let Invocation::Exit(o) = parse_args(&case.args, &case.env()) {
+            if o.status == 0 {
+                // help-and-version-text
+                assert_eq!(gnu.status, spec.status, "GNU, {what}");
+                assert_eq!(mine.status, spec.status, "ours, {what}");
+                help += 1;
+                continue;
+            }
+        }
+        assert!(
+            gnu == spec,
+            "GNU: {}\nspec: {}\n{what}",
+            show(&gnu),
+            show(&spec)
+        );
+        assert!(
+            mine == spec,
+            "ours: {}\nspec: {}\n{what}",
+            show(&mine),
+            show(&spec)
+        );
+        compared += 1;
+    }
+    eprintln!("{compared} cases compared with GNU, {help} help or version cases");
+    assert!(compared >= 200, "only {compared} cases compared");
+    assert!(help >= 5, "only {help} help or version cases");
+}
+
+/// Run both programs with stdout on `open()`; return (GNU, ours).
+fn both(args: &[&str], stdout: impl Fn() -> Stdio) -> [(String, Option<i32>); 2] {
+    let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
+    [Path::new(GNU_YES).to_path_buf(), binary("yes")].map(|p| {
+        let out = command(&p, &args, false)
+            .stdout(stdout())
+            .output()
+            .expect("run");
+        (
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+            out.status.code(),
+        )
+    })
+}
+
+#[test]
+fn dev_full_matches_gnu() {
+    for args in [
+        &[][..],
+        &["a", "b"],
+        &["--help"],
+        &["--version"],
+        &["--", "-x"],
+    ] {
+        let full = || {
+            Stdio::from(
+                OpenOptions::new()
+                    .write(true)
+                    .open("/dev/full")
+                    .expect("/dev/full"),
+            )
+        };
+        let [gnu, mine] = both(args, full);
+        assert_eq!(gnu, mine, "{args:?}");
+        let spec = spec_yes(
+            args,
+            &samebytes_spec::yes::YesEnv::new(false),
+            StdoutFailure {
+                limit: 0,
+                errno: Errno::NoSpace,
+            },
+        );
+        assert_eq!(mine.0.as_bytes(), spec.stderr, "{args:?}");
+    }
+}
+
+#[test]
+fn closed_stdout_matches_gnu() {
+    for args in [&[][..], &["--help"], &["-x"]] {
+        let outs = [Path::new(GNU_YES).to_path_buf(), binary("yes")].map(|p| {
+            let out = Command::new("bash")
+                .args(["-c", "exec -a yes \"$0\" \"$@\" >&-"])
+                .arg(p)
+                .args(args)
+                .output()
+                .expect("run");
+            (
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+                out.status.code(),
+            )
+        });
+        assert_eq!(outs[0], outs[1], "{args:?}");
+    }
+}
+
+#[test]
+fn a_file_size_limit_matches_gnu() {
+    let s = Scratch::new("yes-gnu-fsize");
+    let limit: u64 = (1 << 20) + 4321;
+    for args in [
+        vec![],
+        vec!["abc".to_string(), "d".to_string()],
+        vec!["5".repeat(499)],
+    ] {
+        let mut results = Vec::new();
+        for (i, program) in [Path::new(GNU_YES).to_path_buf(), binary("yes")]
+            .iter()
+            .enumerate()
+        {
+            let path = s.path.join(format!("out{i}"));
+            let bytes: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
+            let mut cmd = command(program, &bytes, false);
+            cmd.stdout(File::create(&path).expect("create"));
+            // SAFETY: setrlimit and signal are async-signal-safe.
+            unsafe {
+                cmd.pre_exec(move || {
+                    let rl = libc::rlimit {
+                        rlim_cur: limit,
+                        rlim_max: limit,
+                    };
+                    libc::setrlimit(libc::RLIMIT_FSIZE, &rl);
+                    libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+                    Ok(())
+                });
+            }
+            let out = cmd.output().expect("run");
+            results.push((
+                std::fs::read(&path).expect("read"),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+                out.status.code(),
+            ));
+        }
+        assert_eq!(results[0].0.len() as u64, limit);
+        assert!(
+            results[0] == results[1],
+            "{args:?}: GNU {:?} / ours {:?}",
+            (&results[0].1, results[0].2),
+            (&results[1].1, results[1].2)
+        );
+    }
+}
