@@ -10,8 +10,8 @@
 //!
 //! The implementation runs three times per case, always through the case's
 //! write schedule: with the case's sizes, with the binary's default sizes,
-//! and with tiny sizes (warm-up writes of a few bytes, sends of 3, or of
-//! 4099 past 1 MiB).
+//! and with tiny sizes (warm-up writes of a few bytes, sends of 3).  A case
+//! is kept to a few thousand sends (see [`YesCase::bounded`]).
 
 use std::io::{self, Write};
 use std::rc::Rc;
@@ -54,6 +54,23 @@ impl YesCase {
                 kind: self.failure,
             }),
         }
+    }
+
+    /// Keep a case to a few thousand sends: a long prefix gets writes,
+    /// warm-up pieces and sends at least `limit / 4096` long.  Small
+    /// prefixes keep their byte-sized steps.
+    pub fn bounded(mut self) -> YesCase {
+        let floor = (self.limit / 4096).max(1);
+        for step in &mut self.steps {
+            if let WriteStep::Accept(n) = step {
+                *n = (*n).max(floor);
+            }
+        }
+        let c = &mut self.config;
+        for size in [&mut c.warm_up_write, &mut c.pipe_size, &mut c.write_size] {
+            *size = (*size).max(floor);
+        }
+        self
     }
 
     /// `samebytes-oracle replay yes:<hex>`.
@@ -163,13 +180,14 @@ fn arbitrary_operand(u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<u8>> {
 
 /// Prefix lengths from nothing to several MiB, mostly small.
 fn arbitrary_limit(u: &mut Unstructured<'_>) -> arbitrary::Result<usize> {
+    // Long prefixes are rarer: with sends of a byte or two they cost
+    // milliseconds per case.
     Ok(match u.int_in_range(0..=19u8)? {
-        0..=9 => u.int_in_range(0..=64usize)?,
-        10..=14 => u.int_in_range(65..=5_000usize)?,
-        15..=18 => u.int_in_range(5_001..=300_000usize)?,
-        // Rare, since they cost milliseconds per case.
-        _ if u.ratio(1, 3)? => u.int_in_range(300_001..=6 << 20usize)?,
-        _ => u.int_in_range(0..=300_000usize)?,
+        0..=11 => u.int_in_range(0..=64usize)?,
+        12..=16 => u.int_in_range(65..=5_000usize)?,
+        17..=18 => u.int_in_range(5_001..=100_000usize)?,
+        _ if u.ratio(1, 3)? => u.int_in_range(100_001..=6 << 20usize)?,
+        _ => u.int_in_range(0..=100_000usize)?,
     })
 }
 
@@ -223,7 +241,8 @@ impl<'a> Arbitrary<'a> for YesCase {
             limit,
             failure,
             config: config(arbitrary_size(u)?, arbitrary_size(u)?, arbitrary_size(u)?),
-        })
+        }
+        .bounded())
     }
 }
 
@@ -245,6 +264,7 @@ pub fn yes_case() -> impl Strategy<Value = YesCase> {
                 failure,
                 config: config(warm_up_write, warm_up, send),
             }
+            .bounded()
         },
     )
 }
@@ -315,12 +335,10 @@ pub fn variants(case: &YesCase) -> [(String, YesConfig); 3] {
             c.clone(),
         ),
         ("default sizes".into(), YesConfig::default()),
-        // Sends of 3 bytes for prefixes up to 1 MiB; longer ones would
-        // take a million calls.
-        if case.limit <= 1 << 20 {
-            ("warm-up 5/7, sends of 3".into(), config(5, 7, 3))
-        } else {
-            ("warm-up 5/7, sends of 4099".into(), config(5, 7, 4099))
+        {
+            // Sends of 3 bytes, or of a 4096th of a long prefix.
+            let send = 3.max(case.limit / 4096);
+            (format!("warm-up 5/7, sends of {send}"), config(5, 7, send))
         },
     ]
 }
