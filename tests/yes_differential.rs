@@ -6,6 +6,7 @@ use std::io;
 use std::rc::Rc;
 
 use proptest::prelude::*;
+use samebytes::sys::PageBuffer;
 use samebytes::yes::{YesConfig, YesOutput};
 use samebytes_oracle::schedule::{WriteFailureKind, WriteStep};
 use samebytes_oracle::yes::{check_yes, yes_case, YesCase};
@@ -68,7 +69,7 @@ struct RecordingOutput {
     take: usize,
     limit: usize,
     taken: usize,
-    offered: Vec<(Rc<Vec<u8>>, usize, usize)>,
+    offered: Vec<(Rc<PageBuffer>, usize, usize)>,
 }
 
 impl YesOutput for RecordingOutput {
@@ -76,7 +77,7 @@ impl YesOutput for RecordingOutput {
         self.send_size
     }
 
-    fn send(&mut self, buf: &Rc<Vec<u8>>, from: usize, to: usize) -> io::Result<usize> {
+    fn send(&mut self, buf: &Rc<PageBuffer>, from: usize, to: usize) -> io::Result<usize> {
         self.offered.push((Rc::clone(buf), from, to));
         if self.taken >= self.limit {
             return Err(io::Error::from_raw_os_error(libc::EPIPE));

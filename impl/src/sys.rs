@@ -503,11 +503,101 @@ pub fn pipe() -> io::Result<(File, File)> {
 // code), and it leaks them if it is ever dropped.  SPLICE_F_GIFT is not
 // used: it only lets a consumer steal the pages, which we never want.
 
+/// Page-aligned memory of its own anonymous mapping, for bytes that may be
+/// vmspliced.  From 1 MiB up it is aligned to 2 MiB and advised for
+/// transparent huge pages: vmsplice then pins one huge page where it would
+/// pin 512 small ones, which measured twice as fast into `pv` here.
+pub struct PageBuffer {
+    map: *mut libc::c_void,
+    map_len: usize,
+    start: *mut u8,
+    len: usize,
+}
+
+const HUGE_PAGE: usize = 2 << 20;
+
+impl PageBuffer {
+    /// A zero-filled buffer of `len` bytes.
+    pub fn new(len: usize) -> io::Result<PageBuffer> {
+        let page = page_size() as usize;
+        let huge = len >= HUGE_PAGE / 2;
+        let round = |n: usize, to: usize| n.div_ceil(to) * to;
+        let span = if huge {
+            round(len, HUGE_PAGE)
+        } else {
+            round(len.max(1), page)
+        };
+        let map_len = if huge { span + HUGE_PAGE } else { span };
+        // SAFETY: a fresh private anonymous mapping; the kernel picks the
+        // address and nothing else refers to it.
+        let map = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if map == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let offset = if huge {
+            (HUGE_PAGE - map as usize % HUGE_PAGE) % HUGE_PAGE
+        } else {
+            0
+        };
+        // SAFETY: `offset + span <= map_len`, so `start` and the advised
+        // range lie inside the mapping.  madvise only changes how the
+        // kernel backs the range; its failure is harmless.
+        let start = unsafe {
+            let start = (map as *mut u8).add(offset);
+            if huge {
+                libc::madvise(start as *mut libc::c_void, span, libc::MADV_HUGEPAGE);
+            }
+            start
+        };
+        Ok(PageBuffer {
+            map,
+            map_len,
+            start,
+            len,
+        })
+    }
+}
+
+impl std::ops::Deref for PageBuffer {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        // SAFETY: `start..start + len` lies inside our mapping, which lives
+        // until drop, and is initialised (anonymous memory is zero-filled).
+        unsafe { std::slice::from_raw_parts(self.start, self.len) }
+    }
+}
+
+impl std::ops::DerefMut for PageBuffer {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as for Deref; `&mut self` makes this the only reference.
+        unsafe { std::slice::from_raw_parts_mut(self.start, self.len) }
+    }
+}
+
+impl Drop for PageBuffer {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the mapping `new` made; no slice of it can
+        // outlive `self`.
+        unsafe {
+            libc::munmap(self.map, self.map_len);
+        }
+    }
+}
+
 /// A pipe that takes bytes by vmsplice from buffers frozen for the rest of
 /// the process.
 pub struct FrozenPipe {
     fd: RawFd,
-    frozen: Vec<std::rc::Rc<Vec<u8>>>,
+    frozen: Vec<std::rc::Rc<PageBuffer>>,
 }
 
 impl FrozenPipe {
@@ -523,7 +613,7 @@ impl FrozenPipe {
     /// a full pipe gives `WouldBlock` instead of waiting.
     pub fn vmsplice(
         &mut self,
-        buf: &std::rc::Rc<Vec<u8>>,
+        buf: &std::rc::Rc<PageBuffer>,
         from: usize,
         to: usize,
         nonblocking: bool,

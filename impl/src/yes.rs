@@ -4,7 +4,9 @@
 //! fails.
 //!
 //! - The line comes from [`samebytes_spec::yes::parse_args`] and
-//!   [`samebytes_spec::yes::line`], borrowing the operands from argv.
+//!   [`samebytes_spec::yes::line_pieces`], borrowing the operands from argv;
+//!   the pieces are copied straight into the buffer, so a line of many
+//!   megabytes exists once in argv and once in the buffer.
 //! - The first writes are GNU-sized (8 KiB of whole lines), made before any
 //!   set-up, so `yes | head -1` is as quick as GNU's: only a reader that
 //!   has taken the warm-up pays for growing the pipe and building the big
@@ -32,10 +34,10 @@ use std::io::{self, Write};
 use std::os::fd::RawFd;
 use std::rc::Rc;
 
-use samebytes_spec::yes::{line, parse_args, Invocation, YesEnv};
+use samebytes_spec::yes::{line_pieces, parse_args, Invocation, YesEnv};
 
 use crate::io::diagnose;
-use crate::sys::{self, FileKind, FrozenPipe};
+use crate::sys::{self, FileKind, FrozenPipe, PageBuffer};
 
 /// Buffer sizes; the binary uses the defaults, the tests sweep them.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,7 +73,7 @@ pub trait YesOutput {
     fn prepare(&mut self, config: &YesConfig) -> usize;
     /// Offer `buf[from..to]` (never empty); return how many bytes were
     /// taken, or the error.
-    fn send(&mut self, buf: &Rc<Vec<u8>>, from: usize, to: usize) -> io::Result<usize>;
+    fn send(&mut self, buf: &Rc<PageBuffer>, from: usize, to: usize) -> io::Result<usize>;
     /// How the output is fed, for `SAMEBYTES_YES_DEBUG`.
     fn describe(&self) -> String {
         String::new()
@@ -94,29 +96,51 @@ pub fn run<A: AsRef<[u8]>>(
         Invocation::Exit(outcome) => {
             diagnose(stderr, &outcome.stderr);
             if !outcome.stdout.is_empty() {
-                if let Err(e) = send_all(out, &Rc::new(outcome.stdout)) {
-                    let text = sys::error_text(&e);
-                    diagnose(
-                        stderr,
-                        format!("{program}: write error: {text}\n").as_bytes(),
-                    );
-                    return 1;
+                let sent =
+                    repeated(&[&outcome.stdout], 1).map(|text| send_all(out, &Rc::new(text)));
+                match sent {
+                    Err(_) => return memory_exhausted(program, stderr),
+                    Ok(Err(e)) => {
+                        let text = sys::error_text(&e);
+                        diagnose(
+                            stderr,
+                            format!("{program}: write error: {text}\n").as_bytes(),
+                        );
+                        return 1;
+                    }
+                    Ok(Ok(())) => {}
                 }
             }
             return outcome.status;
         }
     };
-    let e = stream(line(&operands), out, config, stderr, debug);
-    let text = sys::error_text(&e);
-    diagnose(
-        stderr,
-        format!("{program}: standard output: {text}\n").as_bytes(),
-    );
+    match stream(&line_pieces(&operands), out, config, stderr, debug) {
+        Ended::NoMemory => memory_exhausted(program, stderr),
+        Ended::Write(e) => {
+            let text = sys::error_text(&e);
+            diagnose(
+                stderr,
+                format!("{program}: standard output: {text}\n").as_bytes(),
+            );
+            1
+        }
+    }
+}
+
+/// gnulib's `xalloc_die`.
+fn memory_exhausted(program: &str, stderr: &mut dyn Write) -> i32 {
+    diagnose(stderr, format!("{program}: memory exhausted\n").as_bytes());
     1
 }
 
+/// Why the endless output ended.
+enum Ended {
+    Write(io::Error),
+    NoMemory,
+}
+
 /// Offer `buf` until all of it is taken.
-fn send_all(out: &mut dyn YesOutput, buf: &Rc<Vec<u8>>) -> io::Result<()> {
+fn send_all(out: &mut dyn YesOutput, buf: &Rc<PageBuffer>) -> io::Result<()> {
     let mut at = 0;
     while at < buf.len() {
         at += send(out, buf, at, buf.len())?;
@@ -126,7 +150,12 @@ fn send_all(out: &mut dyn YesOutput, buf: &Rc<Vec<u8>>) -> io::Result<()> {
 
 /// One offer, retried on interruption; taking nothing is an error, as in
 /// gnulib's `full_write`.
-fn send(out: &mut dyn YesOutput, buf: &Rc<Vec<u8>>, from: usize, to: usize) -> io::Result<usize> {
+fn send(
+    out: &mut dyn YesOutput,
+    buf: &Rc<PageBuffer>,
+    from: usize,
+    to: usize,
+) -> io::Result<usize> {
     loop {
         match out.send(buf, from, to) {
             Ok(0) => return Err(io::Error::from_raw_os_error(libc::ENOSPC)),
@@ -136,33 +165,42 @@ fn send(out: &mut dyn YesOutput, buf: &Rc<Vec<u8>>, from: usize, to: usize) -> i
     }
 }
 
-/// `copies` whole copies of `line`, built by doubling.
-fn repeated(line: &[u8], copies: usize) -> Vec<u8> {
-    let total = line.len() * copies;
-    let mut buf = Vec::with_capacity(total);
-    buf.extend_from_slice(line);
-    while buf.len() < total {
-        let more = buf.len().min(total - buf.len());
-        buf.extend_from_within(..more);
+/// `copies` whole copies of the line made of `pieces`: the pieces are
+/// copied once, then the copies doubled.
+fn repeated(pieces: &[&[u8]], copies: usize) -> io::Result<PageBuffer> {
+    let len: usize = pieces.iter().map(|p| p.len()).sum();
+    let mut buf = PageBuffer::new(len * copies)?;
+    let mut at = 0;
+    for piece in pieces {
+        buf[at..at + piece.len()].copy_from_slice(piece);
+        at += piece.len();
     }
-    buf
+    while at < buf.len() {
+        let more = at.min(buf.len() - at);
+        buf.copy_within(..more, at);
+        at += more;
+    }
+    Ok(buf)
 }
 
 /// Write the line until the output fails; return the error.
 fn stream(
-    line: Vec<u8>,
+    pieces: &[&[u8]],
     out: &mut dyn YesOutput,
     config: &YesConfig,
     stderr: &mut dyn Write,
     debug: bool,
-) -> io::Error {
-    let len = line.len();
+) -> Ended {
+    let len: usize = pieces.iter().map(|p| p.len()).sum();
     if len < config.warm_up_write {
-        let small = Rc::new(repeated(&line, config.warm_up_write / len));
+        let Ok(small) = repeated(pieces, config.warm_up_write / len) else {
+            return Ended::NoMemory;
+        };
+        let small = Rc::new(small);
         let mut sent = 0;
         while sent < config.warm_up {
             if let Err(e) = send_all(out, &small) {
-                return e;
+                return Ended::Write(e);
             }
             sent += small.len();
         }
@@ -177,11 +215,13 @@ fn stream(
     }
     // A period is the whole lines offered per send; the buffer holds two,
     // or the line alone when it is longer than a send.
-    let (buf, period) = if len >= send_size {
-        (line, len)
+    let (copies, period) = if len >= send_size {
+        (1, len)
     } else {
-        let copies = send_size / len;
-        (repeated(&line, 2 * copies), copies * len)
+        (2 * (send_size / len), send_size / len * len)
+    };
+    let Ok(buf) = repeated(pieces, copies) else {
+        return Ended::NoMemory;
     };
     let buf = Rc::new(buf);
     // Invariant: `at < period` and `at` ≡ bytes written (mod len).
@@ -194,7 +234,7 @@ fn stream(
                     at -= period;
                 }
             }
-            Err(e) => return e,
+            Err(e) => return Ended::Write(e),
         }
     }
 }
@@ -223,7 +263,7 @@ pub struct PipeOutput {
 }
 
 impl PipeOutput {
-    fn send(&mut self, buf: &Rc<Vec<u8>>, from: usize, to: usize) -> io::Result<usize> {
+    fn send(&mut self, buf: &Rc<PageBuffer>, from: usize, to: usize) -> io::Result<usize> {
         if self.refused.is_some() {
             return sys::borrow_fd(self.fd).write(&buf[from..to]);
         }
@@ -296,7 +336,7 @@ impl YesOutput for SystemOutput {
         }
     }
 
-    fn send(&mut self, buf: &Rc<Vec<u8>>, from: usize, to: usize) -> io::Result<usize> {
+    fn send(&mut self, buf: &Rc<PageBuffer>, from: usize, to: usize) -> io::Result<usize> {
         match self {
             SystemOutput::Pipe(p) => p.send(buf, from, to),
             SystemOutput::Writer(w, _) => w.write(&buf[from..to]),

@@ -18,6 +18,7 @@ use std::rc::Rc;
 
 use arbitrary::{Arbitrary, Unstructured};
 use proptest::prelude::*;
+use samebytes::sys::PageBuffer;
 use samebytes::yes::{YesConfig, YesOutput};
 use samebytes_spec::yes::YesEnv;
 use samebytes_spec::{Outcome, StdoutFailure};
@@ -284,7 +285,7 @@ impl YesOutput for ModelOutput {
         self.send_size
     }
 
-    fn send(&mut self, buf: &Rc<Vec<u8>>, from: usize, to: usize) -> io::Result<usize> {
+    fn send(&mut self, buf: &Rc<PageBuffer>, from: usize, to: usize) -> io::Result<usize> {
         self.writer.write(&buf[from..to])
     }
 }

@@ -148,14 +148,23 @@ pub fn parse_args<'a, A: AsRef<[u8]>>(args: &'a [A], env: &YesEnv) -> Invocation
     Invocation::Repeat(operands)
 }
 
-/// The line yes repeats: the operands joined by spaces, then a newline.
-pub fn line(operands: &[&[u8]]) -> Vec<u8> {
+/// The pieces of the line yes repeats, in order: the operands with a space
+/// between each and a newline after the last, or `y` and a newline.
+pub fn line_pieces<'a>(operands: &[&'a [u8]]) -> Vec<&'a [u8]> {
     if operands.is_empty() {
-        return b"y\n".to_vec();
+        return vec![b"y", b"\n"];
     }
-    let mut line = operands.join(&b' ');
-    line.push(b'\n');
-    line
+    let mut pieces = Vec::with_capacity(2 * operands.len());
+    for (i, &op) in operands.iter().enumerate() {
+        pieces.push(op);
+        pieces.push(if i + 1 == operands.len() { b"\n" } else { b" " });
+    }
+    pieces
+}
+
+/// The line yes repeats.
+pub fn line(operands: &[&[u8]]) -> Vec<u8> {
+    line_pieces(operands).concat()
 }
 
 /// The first `len` bytes of the endless output of `line`.
