@@ -260,6 +260,9 @@ pub struct PipeOutput {
     capacity: usize,
     refused: Option<io::Error>,
     sleeps_before_polling: u32,
+    /// Poll a full pipe at all?  Not during the warm-up, which waits as
+    /// GNU does, so `yes | head -1` leaves the CPU to the reader.
+    polling: bool,
 }
 
 impl PipeOutput {
@@ -277,6 +280,9 @@ impl PipeOutput {
         }
         // The pipe is full.  An O_NONBLOCK pipe gives EAGAIN to the
         // sleeping call below too, which ends yes as it ends GNU's.
+        if !self.polling {
+            return self.pipe.vmsplice(buf, from, to, false);
+        }
         if self.sleeps_before_polling == 0 {
             let started = std::time::Instant::now();
             loop {
@@ -318,6 +324,7 @@ impl SystemOutput {
                 capacity: 0,
                 refused: None,
                 sleeps_before_polling: 0,
+                polling: false,
             }),
             _ => SystemOutput::Writer(Box::new(sys::FdWriter::stdout()), "write(2)"),
         }
@@ -328,6 +335,7 @@ impl YesOutput for SystemOutput {
     fn prepare(&mut self, config: &YesConfig) -> usize {
         match self {
             SystemOutput::Pipe(p) => {
+                p.polling = true;
                 // Whatever the pipe's size after growing, a send fills it.
                 p.capacity = sys::grow_pipe(p.fd, config.pipe_size).unwrap_or(64 << 10);
                 p.capacity
