@@ -370,3 +370,43 @@ fn a_terminal_gets_exact_lines() {
         );
     }
 }
+
+#[test]
+fn without_room_for_the_big_buffer_yes_goes_on_with_small_writes() {
+    // RLIMIT_AS of 5000 KiB leaves room for the program and its 8 KiB
+    // warm-up buffer but not for the 4 MiB mapping of the big one: yes must
+    // go on, as GNU (which never needs more) does, not stop or lose bytes.
+    for args in operand_sets().into_iter().take(4) {
+        let (mut r, w) = std::io::pipe().expect("pipe");
+        let mut cmd = yes();
+        cmd.args(os(&args))
+            .env("SAMEBYTES_YES_DEBUG", "1")
+            .stdout(w)
+            .stderr(Stdio::piped());
+        // SAFETY: setrlimit is async-signal-safe.
+        unsafe {
+            cmd.pre_exec(|| {
+                let rl = libc::rlimit {
+                    rlim_cur: 5000 << 10,
+                    rlim_max: 5000 << 10,
+                };
+                libc::setrlimit(libc::RLIMIT_AS, &rl);
+                Ok(())
+            });
+        }
+        let child = cmd.spawn().expect("spawn yes");
+        // The Command holds our copy of the pipe's write end.
+        drop(cmd);
+        let len = 3 << 20;
+        let got = read_exactly(&mut r, len, false, 11);
+        drop(r);
+        let out = child.wait_with_output().expect("wait");
+        assert!(got == expected_prefix(&args, len), "{}", args_text(&args));
+        assert_eq!(out.status.signal(), Some(libc::SIGPIPE));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.starts_with("yes: vmsplice into a 1048576-byte pipe"),
+            "{stderr}"
+        );
+    }
+}

@@ -86,6 +86,10 @@ impl YesOutput for RecordingOutput {
         self.taken += n;
         Ok(n)
     }
+
+    fn describe(&self) -> String {
+        "a recording".into()
+    }
 }
 
 /// The buffer shape the fast path relies on: every buffer offered holds

@@ -18,7 +18,9 @@
 //!   starting at `written % line.len()` is the right continuation.  It holds
 //!   two "periods" of at least one send each, so every send can offer a
 //!   full period however little the last one took; a line longer than a
-//!   period is kept as one copy, never two.
+//!   period is kept as one copy, never two.  It lives in a mapping of its
+//!   own, aligned and advised for huge pages ([`sys::PageBuffer`]), so
+//!   vmsplice pins one page per 2 MiB.
 //!
 //! Why vmsplice rather than tee from a pre-filled pipe: tee always starts at
 //! the head of its source pipe, so after a partial tee the cycle could only
@@ -75,9 +77,7 @@ pub trait YesOutput {
     /// taken, or the error.
     fn send(&mut self, buf: &Rc<PageBuffer>, from: usize, to: usize) -> io::Result<usize>;
     /// How the output is fed, for `SAMEBYTES_YES_DEBUG`.
-    fn describe(&self) -> String {
-        String::new()
-    }
+    fn describe(&self) -> String;
 }
 
 /// Run yes; returns the exit status.  It returns only when the output
@@ -220,8 +220,17 @@ fn stream(
     } else {
         (2 * (send_size / len), send_size / len * len)
     };
-    let Ok(buf) = repeated(pieces, copies) else {
-        return Ended::NoMemory;
+    let (buf, period) = match repeated(pieces, copies) {
+        Ok(buf) => (buf, period),
+        Err(_) => {
+            // No room for the big buffer (a tight RLIMIT_AS): go on as GNU
+            // does, with warm-up-sized writes from a buffer of one period.
+            let copies = (config.warm_up_write / len).max(1);
+            match repeated(pieces, copies) {
+                Ok(buf) => (buf, copies * len),
+                Err(_) => return Ended::NoMemory,
+            }
+        }
     };
     let buf = Rc::new(buf);
     // Invariant: `at < period` and `at` ≡ bytes written (mod len).

@@ -288,6 +288,10 @@ impl YesOutput for ModelOutput {
     fn send(&mut self, buf: &Rc<PageBuffer>, from: usize, to: usize) -> io::Result<usize> {
         self.writer.write(&buf[from..to])
     }
+
+    fn describe(&self) -> String {
+        "the case's write schedule".into()
+    }
 }
 
 /// Run the implementation on a case with one config.
