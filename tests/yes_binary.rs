@@ -130,6 +130,14 @@ fn exact_prefixes_from_a_real_pipe_default_sized_and_grown() {
                 assert!(got == expected_prefix(&args, len), "{what}");
                 assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{what}");
                 let stderr = String::from_utf8_lossy(&out.stderr);
+                let line_len: usize = args.iter().map(|a| a.len() + 1).sum();
+                if i < 2 && len <= 4097 && line_len < 8192 {
+                    // A reader that takes a few bytes never lets the 256 KiB
+                    // warm-up finish: the pipe stays as it was, and nothing
+                    // was set up (`yes | head -1` costs what GNU's does).
+                    assert_eq!(grown, 64 << 10, "{what}");
+                    assert_eq!(stderr, "", "{what}");
+                }
                 if len == 5 << 20 {
                     // Far past the warm-up: the pipe path was set up.
                     assert_eq!(grown, want_size, "{what}");

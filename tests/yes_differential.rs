@@ -159,3 +159,27 @@ fn buffers_hold_whole_lines_and_at_most_one_copy_of_a_long_line() {
         }
     }
 }
+
+/// Resident memory of this process, in KiB.
+fn rss_kib() -> usize {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmRSS")
+}
+
+/// Buffers that were never spliced go back to the system when dropped:
+/// 64 filled 2 MiB buffers must not stay resident.
+#[test]
+fn page_buffers_are_unmapped_when_dropped() {
+    let before = rss_kib();
+    for i in 0..64u8 {
+        let mut buf = PageBuffer::new(2 << 20).expect("map");
+        buf.fill(i);
+        assert!(buf.iter().all(|&b| b == i));
+    }
+    let grown = rss_kib().saturating_sub(before);
+    assert!(grown < 32 << 10, "RSS grew by {grown} KiB");
+}
