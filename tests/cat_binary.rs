@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::{binary, describe, mixed_text, Scratch};
+use common::{binary, describe, dev_full, mixed_text, Scratch};
 use samebytes_spec::cat::{CatEnv, CatStdout};
 use samebytes_spec::world::{Node, Stdin, World};
 use samebytes_spec::{Errno, Locale, Outcome, StdoutFailure};
@@ -352,12 +352,7 @@ fn dev_full_reports_the_write_error() {
         let out = cat()
             .args(args)
             .current_dir(&s.path)
-            .stdout(
-                OpenOptions::new()
-                    .write(true)
-                    .open("/dev/full")
-                    .expect("/dev/full"),
-            )
+            .stdout(dev_full())
             .output()
             .expect("run cat");
         let expected = spec(args, &world, &CatStdout::Stream, failure);

@@ -15,7 +15,7 @@ use std::fs::OpenOptions;
 use std::os::unix::ffi::OsStrExt;
 use std::process::{Command, Stdio};
 
-use common::{binary, run_in_world, Scratch};
+use common::{binary, dev_full, run_in_world, Scratch};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use samebytes_oracle::cat::{cat_case, CatCase};
@@ -235,12 +235,7 @@ fn dev_full_and_help_match_gnu() {
             cmd.args(args)
                 .current_dir(&s.path)
                 .env("LC_ALL", "C")
-                .stdout(
-                    OpenOptions::new()
-                        .write(true)
-                        .open("/dev/full")
-                        .expect("/dev/full"),
-                )
+                .stdout(dev_full())
                 .output()
                 .expect("run cat")
         };

@@ -7,7 +7,7 @@ use std::io::{Seek, SeekFrom, Write};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{binary, describe, mixed_text, Scratch};
+use common::{binary, describe, dev_full, mixed_text, Scratch};
 use samebytes_spec::world::{Node, Stdin, World};
 use samebytes_spec::{Errno, Locale, Outcome, StdoutFailure};
 
@@ -338,10 +338,7 @@ fn write_error_on_dev_full() {
         files: [(b"a".to_vec(), Node::Regular(b"one two\n".to_vec()))].into(),
         stdin: Stdin::default(),
     };
-    let full = std::fs::OpenOptions::new()
-        .write(true)
-        .open("/dev/full")
-        .expect("open /dev/full");
+    let full = dev_full();
     let out = wc()
         .args(["a", "missing"])
         .current_dir(&dir.path)

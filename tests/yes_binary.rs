@@ -6,14 +6,14 @@
 
 mod common;
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Read;
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{binary, describe, Scratch};
+use common::{binary, describe, dev_full, limit_file_size, Scratch};
 use samebytes_spec::yes::{line, prefix, yes as spec_yes, YesEnv};
 use samebytes_spec::{Errno, StdoutFailure};
 
@@ -211,19 +211,7 @@ fn a_file_size_limit_ends_yes_with_the_write_error() {
         cmd.args(os(&args))
             .stdout(File::create(&path).expect("create"))
             .stderr(Stdio::piped());
-        // SAFETY: between fork and exec we only call setrlimit and signal,
-        // which are async-signal-safe.
-        unsafe {
-            cmd.pre_exec(move || {
-                let rl = libc::rlimit {
-                    rlim_cur: limit,
-                    rlim_max: limit,
-                };
-                libc::setrlimit(libc::RLIMIT_FSIZE, &rl);
-                libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-                Ok(())
-            });
-        }
+        limit_file_size(&mut cmd, limit);
         let out = cmd.output().expect("run yes");
         let got = std::fs::read(&path).expect("read out");
         assert_eq!(got.len() as u64, limit, "{}", args_text(&args));
@@ -248,12 +236,7 @@ fn dev_full_reports_the_write_error() {
     {
         let out = yes()
             .args(os(&args))
-            .stdout(
-                OpenOptions::new()
-                    .write(true)
-                    .open("/dev/full")
-                    .expect("/dev/full"),
-            )
+            .stdout(dev_full())
             .output()
             .expect("run yes");
         let (stderr, status) = expected_failure(&args, Errno::NoSpace);

@@ -10,14 +10,14 @@
 mod common;
 
 use std::ffi::OsString;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::{binary, Scratch};
+use common::{binary, dev_full, limit_file_size, Scratch};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, TestRunner};
 use samebytes_oracle::schedule::WriteFailureKind;
@@ -179,14 +179,7 @@ fn dev_full_matches_gnu() {
         &["--version"],
         &["--", "-x"],
     ] {
-        let full = || {
-            Stdio::from(
-                OpenOptions::new()
-                    .write(true)
-                    .open("/dev/full")
-                    .expect("/dev/full"),
-            )
-        };
+        let full = || Stdio::from(dev_full());
         let [gnu, mine] = both(args, full);
         assert_eq!(gnu, mine, "{args:?}");
         let spec = spec_yes(
@@ -238,18 +231,7 @@ fn a_file_size_limit_matches_gnu() {
             let bytes: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
             let mut cmd = command(program, &bytes, false);
             cmd.stdout(File::create(&path).expect("create"));
-            // SAFETY: setrlimit and signal are async-signal-safe.
-            unsafe {
-                cmd.pre_exec(move || {
-                    let rl = libc::rlimit {
-                        rlim_cur: limit,
-                        rlim_max: limit,
-                    };
-                    libc::setrlimit(libc::RLIMIT_FSIZE, &rl);
-                    libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-                    Ok(())
-                });
-            }
+            limit_file_size(&mut cmd, limit);
             let out = cmd.output().expect("run");
             results.push((
                 std::fs::read(&path).expect("read"),

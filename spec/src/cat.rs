@@ -200,13 +200,6 @@ With no FILE, or when FILE is -, read standard input.
 
 ";
 
-pub fn version_text() -> String {
-    format!(
-        "cat (samebytes) {}\nA drop-in replacement for GNU coreutils cat.\n",
-        env!("CARGO_PKG_VERSION")
-    )
-}
-
 fn exit_with(stdout: Vec<u8>, stderr: String, status: i32) -> Invocation {
     Invocation::Exit(Outcome {
         stdout,
@@ -327,7 +320,9 @@ pub fn parse_args(args: &[Vec<u8>], env: &CatEnv) -> Invocation {
             }
             OptId::Debug => opts.debug = true,
             OptId::Help => return exit_with(help_text(program).into_bytes(), String::new(), 0),
-            OptId::Version => return exit_with(version_text().into_bytes(), String::new(), 0),
+            OptId::Version => {
+                return exit_with(crate::version_text("cat").into_bytes(), String::new(), 0)
+            }
         }
     }
     if let Some(message) = error {

@@ -17,6 +17,14 @@ pub mod wc;
 pub mod world;
 pub mod yes;
 
+/// `--version` for every tool.
+pub fn version_text(tool: &str) -> String {
+    format!(
+        "{tool} (samebytes) {}\nA drop-in replacement for GNU coreutils {tool}.\n",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
 /// What a run of a tool produced.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Outcome {

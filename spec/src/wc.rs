@@ -240,13 +240,6 @@ the following order: newline, word, character, byte, maximum line length.
 samebytes wc: a drop-in for GNU coreutils wc; see docs/differences.md.
 ";
 
-pub fn version_text() -> String {
-    format!(
-        "wc (samebytes) {}\nA drop-in replacement for GNU coreutils wc.\n",
-        env!("CARGO_PKG_VERSION")
-    )
-}
-
 fn usage_error(message: Vec<u8>, env: &WcEnv) -> Invocation {
     Invocation::Exit(Outcome {
         stdout: Vec::new(),
@@ -293,7 +286,7 @@ pub fn parse_args(args: &[Vec<u8>], env: &WcEnv) -> Invocation {
                 }
                 OptId::Version => {
                     return Invocation::Exit(Outcome {
-                        stdout: version_text().into_bytes(),
+                        stdout: crate::version_text("wc").into_bytes(),
                         stderr: Vec::new(),
                         status: 0,
                     })

@@ -81,13 +81,6 @@ samebytes yes: a drop-in for GNU coreutils yes; see docs/differences.md.
     )
 }
 
-pub fn version_text() -> String {
-    format!(
-        "yes (samebytes) {}\nA drop-in replacement for GNU coreutils yes.\n",
-        env!("CARGO_PKG_VERSION")
-    )
-}
-
 /// Is this word an option to getopt (rather than an operand)?
 fn is_option(word: &[u8]) -> bool {
     word.len() >= 2 && word[0] == b'-'
@@ -124,7 +117,7 @@ pub fn parse_args<'a, A: AsRef<[u8]>>(args: &'a [A], env: &YesEnv) -> Invocation
                         id: OptId::Version, ..
                     }),
                     _,
-                ) => (version_text(), Vec::new(), 0),
+                ) => (crate::version_text("yes"), Vec::new(), 0),
                 (_, message) => {
                     let try_help = format!("Try '{program} --help' for more information.\n");
                     (

@@ -174,3 +174,30 @@ pub fn run_in_world(
     }
     out
 }
+
+/// /dev/full opened for writing, to be a tool's stdout.
+pub fn dev_full() -> std::fs::File {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full")
+}
+
+/// Run `cmd` with RLIMIT_FSIZE at `bytes` and SIGXFSZ ignored, so the write
+/// that reaches the limit is cut short and the next fails with EFBIG.
+pub fn limit_file_size(cmd: &mut Command, bytes: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec only setrlimit and signal run, which
+    // are async-signal-safe.
+    unsafe {
+        cmd.pre_exec(move || {
+            let rl = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            libc::setrlimit(libc::RLIMIT_FSIZE, &rl);
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+}
