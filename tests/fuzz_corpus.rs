@@ -37,3 +37,9 @@ fn yes_corpus_replays_clean() {
     let n = replay("yes", samebytes_oracle::yes::fuzz_yes);
     assert!(n >= 20, "the yes corpus has only {n} inputs");
 }
+
+#[test]
+fn grep_corpus_replays_clean() {
+    let n = replay("grep", samebytes_oracle::grep::fuzz_grep);
+    assert!(n >= 20, "the grep corpus has only {n} inputs");
+}

@@ -1,4 +1,4 @@
-//! samebytes: fast drop-in `wc`, `cat` and `yes` (and later `grep`), proven
+//! samebytes: fast drop-in `wc`, `cat`, `yes` and `grep`, proven
 //! byte-identical to the reference implementations in `samebytes-spec`.
 //!
 //! Layout: [`sys`] holds every system call and every `unsafe` block; [`io`]
@@ -7,6 +7,7 @@
 
 pub mod cat;
 pub mod fdinput;
+pub mod grep;
 pub mod io;
 pub mod sys;
 pub mod utf8;

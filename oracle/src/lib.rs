@@ -12,6 +12,7 @@
 pub mod campaign;
 pub mod cat;
 pub mod codec;
+pub mod grep;
 pub mod mismatch;
 pub mod schedule;
 pub mod wc;
@@ -37,6 +38,11 @@ pub fn replay(reproducer: &str) -> Result<Result<(), Box<mismatch::Mismatch>>, S
         "yes" => {
             let case = yes::YesCase::decode(hex).map_err(|_| "malformed yes case".to_string())?;
             Ok(yes::check_yes(&case))
+        }
+        "grep" => {
+            let case =
+                grep::GrepCase::decode(hex).map_err(|_| "malformed grep case".to_string())?;
+            Ok(grep::check_grep(&case))
         }
         other => Err(format!("unknown tool in reproducer: {other}")),
     }

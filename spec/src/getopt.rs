@@ -70,14 +70,30 @@ pub fn parse<Id: Copy>(
     table: &OptionTable<'_, Id>,
     posixly_correct: bool,
 ) -> (Vec<Item<Id>>, Option<Vec<u8>>) {
+    let (items, error) = parse_indexed(prog, args, table, posixly_correct);
+    (items.into_iter().map(|(_, item)| item).collect(), error)
+}
+
+/// Items tagged with their word's index, and the usage error if any.
+pub type IndexedParse<Id> = (Vec<(usize, Item<Id>)>, Option<Vec<u8>>);
+
+/// [`parse`], with each item tagged by the index of the word it came from
+/// (grep's `-NUM` digits accumulate only within one word).
+pub fn parse_indexed<Id: Copy>(
+    prog: &str,
+    args: &[Vec<u8>],
+    table: &OptionTable<'_, Id>,
+    posixly_correct: bool,
+) -> IndexedParse<Id> {
     let mut items = Vec::new();
     let mut i = 0;
     let mut options_done = false;
     while i < args.len() {
         let arg = &args[i];
+        let word = i;
         i += 1;
         if options_done || arg.len() < 2 || arg[0] != b'-' {
-            items.push(Item::Operand(arg.clone()));
+            items.push((i - 1, Item::Operand(arg.clone())));
             if posixly_correct {
                 options_done = true;
             }
@@ -132,10 +148,13 @@ pub fn parse<Id: Copy>(
                     }
                 }
             };
-            items.push(Item::Opt {
-                id: opt.id,
-                arg: value,
-            });
+            items.push((
+                word,
+                Item::Opt {
+                    id: opt.id,
+                    arg: value,
+                },
+            ));
             continue;
         }
         // A bundle of short options.
@@ -169,10 +188,13 @@ pub fn parse<Id: Copy>(
                     }
                 }
             };
-            items.push(Item::Opt {
-                id: opt.id,
-                arg: value,
-            });
+            items.push((
+                word,
+                Item::Opt {
+                    id: opt.id,
+                    arg: value,
+                },
+            ));
         }
     }
     (items, None)

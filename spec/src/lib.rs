@@ -11,6 +11,7 @@
 
 pub mod cat;
 pub mod getopt;
+pub mod grep;
 pub mod quote;
 pub mod text;
 pub mod wc;

@@ -9,7 +9,7 @@
 /// glibc's `iswspace` beyond ASCII in a UTF-8 locale (glibc 2.36, read off
 /// C.UTF-8 with `iswspace` for every code point).  The no-break spaces are
 /// deliberately absent: glibc does not count them as white space.
-const WIDE_SPACES: &[char] = &[
+pub const WIDE_SPACES: &[char] = &[
     '\u{1680}', '\u{2000}', '\u{2001}', '\u{2002}', '\u{2003}', '\u{2004}', '\u{2005}', '\u{2006}',
     '\u{2008}', '\u{2009}', '\u{200A}', '\u{2028}', '\u{2029}', '\u{205F}', '\u{3000}',
 ];

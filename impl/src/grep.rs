@@ -1,0 +1,876 @@
+//! `grep`: the fast implementation of `samebytes_spec::grep`.
+//!
+//! Layout, after ripgrep's grep-searcher:
+//! - The **matcher** ([`Finder`]) only finds where the next match starts in
+//!   a buffer of whole lines: memchr's memmem for a plain literal, the
+//!   regex (from the spec's shared translation) otherwise.  The translation
+//!   keeps every match inside one line, so a whole buffer can be searched
+//!   at once.
+//! - The **searcher** owns the bytes: one buffer reused for a stream (the
+//!   partial last line carried over, grown only for a longer line, and
+//!   only new bytes scanned for line ends), or the whole input as one
+//!   slice.  Both feed [`Search::region`], so there is one core.
+//! - The **sink** is the batched output: flushed before a read that may
+//!   block, before any diagnostic, at exit, and per line with
+//!   `--line-buffered`.
+//!
+//! Invariants: a region handed to the core is whole lines (the last one
+//! unterminated only at end of input); `lastout`, `pending` and the line
+//! counter follow the spec's model of GNU exactly; binary input is decided
+//! only once 32 KiB or the end of input has been seen, so the answer never
+//! depends on how reads arrive.
+
+use std::io::{self, Read, Write};
+
+use memchr::memmem;
+use regex_automata::meta::Regex;
+use regex_automata::{Input, MatchKind};
+use samebytes_spec::grep::pattern::{self, PatternConfig, Syntax};
+use samebytes_spec::grep::{
+    assemble_patterns, parse_args, BinaryFiles, Effective, GrepEnv, GrepOptions, Invocation,
+    ListFiles, Matcher, BINARY_PREFIX,
+};
+use samebytes_spec::Errno;
+
+/// Tunables; the tests shrink the buffer to force every boundary case.
+#[derive(Clone, Copy, Debug)]
+pub struct GrepConfig {
+    /// The stream buffer's starting size.
+    pub buffer: usize,
+    /// Output is written once this much is batched.
+    pub write_size: usize,
+}
+
+impl Default for GrepConfig {
+    fn default() -> Self {
+        GrepConfig {
+            buffer: 256 * 1024,
+            write_size: 256 * 1024,
+        }
+    }
+}
+
+/// An opened input.
+pub enum GrepInput {
+    /// The whole input at once (a mapped file, or a test's bytes).
+    Whole(Box<dyn AsRef<[u8]>>),
+    /// A stream.  `may_block`: a read may wait, so output is flushed first.
+    Reader {
+        reader: Box<dyn Read>,
+        may_block: bool,
+    },
+    /// A directory: reading it fails with EISDIR.
+    Directory,
+}
+
+/// What grep can open, and what it knows about its output.
+pub trait GrepSystem {
+    /// Open a named input, or stdin for `None`.
+    fn open(&mut self, name: Option<&[u8]>) -> io::Result<GrepInput>;
+    /// Is this named input the regular file stdout appends to?
+    fn is_output_file(&mut self, name: &[u8]) -> bool;
+}
+
+/// The stop: stdout failed.
+struct WriteFailed(io::Error);
+
+/// The matcher: where does the next match start?
+enum Finder {
+    Literal(Box<memmem::Finder<'static>>),
+    Regex(Regex),
+}
+
+impl Finder {
+    /// The start of the first match in `hay[from..]`.
+    fn find(&self, hay: &[u8], from: usize) -> Option<usize> {
+        match self {
+            Finder::Literal(f) => f.find(&hay[from..]).map(|p| from + p),
+            Finder::Regex(r) => r
+                .search(&Input::new(hay).span(from..hay.len()))
+                .map(|m| m.start()),
+        }
+    }
+
+    fn is_match(&self, line: &[u8]) -> bool {
+        self.find(line, 0).is_some()
+    }
+}
+
+/// A pattern that means itself byte for byte.
+fn plain_literal(patterns: &[Vec<u8>], cfg: &PatternConfig) -> Option<Vec<u8>> {
+    let [p] = patterns else { return None };
+    if p.is_empty() || cfg.ignore_case || cfg.word || cfg.line || p.contains(&cfg.terminator) {
+        return None;
+    }
+    if cfg.locale == samebytes_spec::Locale::Utf8 && std::str::from_utf8(p).is_err() {
+        return None;
+    }
+    let special: &[u8] = match cfg.syntax {
+        Syntax::Fixed => b"",
+        Syntax::Basic => b"\\[]*.^$",
+        Syntax::Extended => b"\\[]*.^$+?(){}|",
+    };
+    (!p.iter().any(|b| special.contains(b))).then(|| p.clone())
+}
+
+/// Output batched in one buffer.
+struct Sink<'a> {
+    out: &'a mut dyn Write,
+    buf: Vec<u8>,
+    write_size: usize,
+    line_buffered: bool,
+}
+
+impl Sink<'_> {
+    fn flush(&mut self) -> Result<(), WriteFailed> {
+        if !self.buf.is_empty() {
+            let r = self.out.write_all(&self.buf).map_err(WriteFailed);
+            self.buf.clear();
+            r?;
+        }
+        Ok(())
+    }
+
+    /// After a whole line (or count, or name) is buffered.
+    fn line_done(&mut self) -> Result<(), WriteFailed> {
+        if self.line_buffered || self.buf.len() >= self.write_size {
+            self.flush()?;
+        }
+        Ok(())
+    }
+}
+
+/// Per-input state of the core, in absolute offsets.
+#[derive(Default)]
+struct FileState {
+    selected: u64,
+    /// GNU's `lastout` (see the spec).
+    lastout: Option<u64>,
+    pending: u64,
+    /// Lines counted before `counted_to` (for `-n`).
+    counted_to: u64,
+    counted_lines: u64,
+    /// Where the input turned binary.
+    binary_from: Option<u64>,
+    binary_selected: bool,
+    encoding_error: bool,
+    /// Reading can stop: `-l -L -q` found a line, `-m` is done and owes no
+    /// context, or `--binary-files=without-match` met binary input.
+    done: bool,
+}
+
+struct Search<'a, 'o> {
+    opts: &'a GrepOptions,
+    eff: Effective,
+    env: &'a GrepEnv,
+    finder: Finder,
+    matcher: &'a Matcher,
+    terminator: u8,
+    with_filename: bool,
+    sink: Sink<'o>,
+    used: bool,
+    limit: u64,
+}
+
+impl Search<'_, '_> {
+    fn prefix(&mut self, name: &[u8], number: u64, offset: u64, sep: u8) {
+        let out = &mut self.sink.buf;
+        if self.with_filename {
+            out.extend_from_slice(name);
+            out.push(if self.opts.null_after_name { 0 } else { sep });
+        }
+        if self.opts.line_number {
+            out.extend_from_slice(number.to_string().as_bytes());
+            out.push(sep);
+        }
+        if self.opts.byte_offset {
+            out.extend_from_slice(offset.to_string().as_bytes());
+            out.push(sep);
+        }
+    }
+
+    fn encoding_error(&self, text: &[u8]) -> bool {
+        self.env.locale == samebytes_spec::Locale::Utf8
+            && self.opts.binary_files != BinaryFiles::Text
+            && simdutf8::basic::from_utf8(text).is_err()
+    }
+
+    /// The line number of the line starting at `buf[at]` (absolute
+    /// `base + at`), counting only the bytes not yet counted.
+    fn line_number(&self, st: &mut FileState, buf: &[u8], base: u64, at: usize) -> u64 {
+        let from = (st.counted_to - base) as usize;
+        st.counted_lines += memchr::memchr_iter(self.terminator, &buf[from..at]).count() as u64;
+        st.counted_to = base + at as u64;
+        st.counted_lines + 1
+    }
+
+    /// Print the line `buf[start..end]`; false when an encoding error kept
+    /// it (or one of its matches) back.
+    #[allow(clippy::too_many_arguments)]
+    fn print_line(
+        &mut self,
+        name: &[u8],
+        st: &mut FileState,
+        buf: &[u8],
+        base: u64,
+        start: usize,
+        end: usize,
+        selected: bool,
+    ) -> Result<bool, WriteFailed> {
+        let line = &buf[start..end];
+        let number = if self.opts.line_number {
+            self.line_number(st, buf, base, start)
+        } else {
+            0
+        };
+        let offset = base + start as u64;
+        if self.opts.only_matching {
+            if !selected || self.opts.invert {
+                return Ok(true);
+            }
+            for (s, e) in self.matcher.matches(line) {
+                if self.encoding_error(&line[s..e]) {
+                    return Ok(false);
+                }
+                self.prefix(name, number, offset + s as u64, b':');
+                self.sink.buf.extend_from_slice(&line[s..e]);
+                self.sink.buf.push(self.terminator);
+                self.sink.line_done()?;
+            }
+            return Ok(true);
+        }
+        if self.encoding_error(line) {
+            return Ok(false);
+        }
+        self.prefix(name, number, offset, if selected { b':' } else { b'-' });
+        self.sink.buf.extend_from_slice(line);
+        self.sink.buf.push(self.terminator);
+        self.sink.line_done()?;
+        Ok(true)
+    }
+
+    /// The end of the line starting at `at` (its terminator, or `end`).
+    fn line_end(&self, buf: &[u8], at: usize, end: usize) -> usize {
+        memchr::memchr(self.terminator, &buf[at..end]).map_or(end, |p| at + p)
+    }
+
+    /// Print owed after-context from `lastout` up to absolute `limit`.
+    fn print_pending(
+        &mut self,
+        name: &[u8],
+        st: &mut FileState,
+        buf: &[u8],
+        base: u64,
+        limit: usize,
+    ) -> Result<(), WriteFailed> {
+        if st.pending == 0 {
+            return Ok(());
+        }
+        let mut at = st.lastout.map_or(0, |l| l.saturating_sub(base) as usize);
+        while st.pending > 0 && at < limit {
+            let end = self.line_end(buf, at, limit);
+            if self.print_line(name, st, buf, base, at, end, false)? {
+                at = (end + 1).min(limit);
+            } else {
+                st.encoding_error = true;
+            }
+            st.pending -= 1;
+        }
+        st.lastout = Some(base + at as u64);
+        Ok(())
+    }
+
+    /// One selected line, `buf[start..end]`.
+    fn selected(
+        &mut self,
+        name: &[u8],
+        st: &mut FileState,
+        buf: &[u8],
+        base: u64,
+        start: usize,
+        end: usize,
+    ) -> Result<(), WriteFailed> {
+        st.selected += 1;
+        if !self.eff.out_quiet {
+            self.print_pending(name, st, buf, base, start)?;
+            let floor = st.lastout.map_or(0, |l| l.saturating_sub(base) as usize);
+            let mut first = start;
+            for _ in 0..self.eff.before.unwrap_or(0) {
+                if first <= floor {
+                    break;
+                }
+                first = memchr::memrchr(self.terminator, &buf[floor..first - 1])
+                    .map_or(floor, |p| floor + p + 1);
+            }
+            let context = self.eff.before.is_some() || self.eff.after.is_some();
+            if context && self.used && st.lastout != Some(base + first as u64) {
+                if let Some(sep) = &self.opts.group_separator {
+                    self.sink.buf.extend_from_slice(sep);
+                    self.sink.buf.push(b'\n');
+                    self.sink.line_done()?;
+                }
+            }
+            let mut at = first;
+            while at <= start {
+                let e = if at == start {
+                    end
+                } else {
+                    self.line_end(buf, at, start)
+                };
+                if self.print_line(name, st, buf, base, at, e, at == start)? {
+                    st.lastout = Some(base + (e + 1) as u64);
+                } else {
+                    st.encoding_error = true;
+                }
+                at = e + 1;
+            }
+            st.pending = self.eff.after.unwrap_or(0);
+        }
+        self.used = true;
+        if self.eff.done_on_match {
+            st.done = true;
+        }
+        Ok(())
+    }
+
+    /// Search whole lines `buf[from..to]` of text (no binary part).
+    fn text(
+        &mut self,
+        name: &[u8],
+        st: &mut FileState,
+        buf: &[u8],
+        base: u64,
+        from: usize,
+        to: usize,
+    ) -> Result<(), WriteFailed> {
+        let hay = &buf[..to];
+        let mut pos = from;
+        while pos < to && !st.done && st.selected < self.limit {
+            // An empty match after the last terminator is in no line.
+            let found = self
+                .finder
+                .find(hay, pos)
+                .filter(|&m| m < to || (to > pos && buf[to - 1] != self.terminator));
+            let (line_start, line_end) = match found {
+                Some(m) => {
+                    let s =
+                        memchr::memrchr(self.terminator, &hay[pos..m]).map_or(pos, |p| pos + p + 1);
+                    (s, self.line_end(buf, m, to))
+                }
+                None => (to, to),
+            };
+            if self.opts.invert {
+                // Every line before the matching one is selected.
+                let mut at = pos;
+                while at < line_start && !st.done && st.selected < self.limit {
+                    let e = self.line_end(buf, at, line_start);
+                    self.selected(name, st, buf, base, at, e)?;
+                    at = e + 1;
+                }
+            } else if found.is_some() {
+                self.selected(name, st, buf, base, line_start, line_end)?;
+            }
+            if found.is_none() {
+                break;
+            }
+            pos = line_end + 1;
+        }
+        self.print_pending(name, st, buf, base, to)?;
+        if st.selected >= self.limit && st.pending == 0 {
+            st.done = true;
+        }
+        Ok(())
+    }
+
+    /// Search a binary part: NULs end lines too, nothing is printed.
+    fn binary(&mut self, st: &mut FileState, part: &[u8]) {
+        let t = self.terminator;
+        let mut pieces: Vec<&[u8]> = part.split(|&b| b == t || b == 0).collect();
+        if part.last().is_some_and(|&b| b == t || b == 0) {
+            pieces.pop();
+        }
+        for piece in pieces {
+            if st.selected >= self.limit {
+                break;
+            }
+            if self.finder.is_match(piece) != self.opts.invert {
+                st.selected += 1;
+                st.binary_selected = true;
+                self.used = true;
+                if !self.eff.count {
+                    st.done = true;
+                    break;
+                }
+            }
+        }
+        if st.selected >= self.limit {
+            st.done = true;
+        }
+    }
+
+    /// One region of whole lines, `buf[from..to]`, with `buf[0]` at `base`.
+    fn region(
+        &mut self,
+        name: &[u8],
+        st: &mut FileState,
+        buf: &[u8],
+        base: u64,
+        from: usize,
+        to: usize,
+    ) -> Result<(), WriteFailed> {
+        if st.done {
+            return Ok(());
+        }
+        if st.binary_from.is_none()
+            && self.opts.binary_files != BinaryFiles::Text
+            && self.terminator != 0
+        {
+            if let Some(p) = memchr::memchr(0, &buf[from..to]) {
+                let nul = from + p;
+                let at = if base + nul as u64 >= BINARY_PREFIX as u64 {
+                    memchr::memrchr(self.terminator, &buf[..nul]).map_or(0, |q| q + 1)
+                } else {
+                    0
+                };
+                let at = at.max(from);
+                self.text(name, st, buf, base, from, at)?;
+                st.binary_from = Some(base + at as u64);
+                if self.opts.binary_files == BinaryFiles::WithoutMatch {
+                    st.done = true;
+                    return Ok(());
+                }
+                if !st.done && st.selected < self.limit {
+                    self.binary(st, &buf[at..to]);
+                }
+                return Ok(());
+            }
+        }
+        if st.binary_from.is_some() {
+            if !st.done && st.selected < self.limit {
+                self.binary(st, &buf[from..to]);
+            }
+            return Ok(());
+        }
+        self.text(name, st, buf, base, from, to)
+    }
+
+    /// Search one input.
+    fn input(
+        &mut self,
+        name: &[u8],
+        input: GrepInput,
+        cfg: &GrepConfig,
+    ) -> Result<(FileState, Option<io::Error>), WriteFailed> {
+        let mut st = FileState::default();
+        match input {
+            GrepInput::Directory => Ok((st, Some(io::Error::from_raw_os_error(libc::EISDIR)))),
+            GrepInput::Whole(data) => {
+                let data = (*data).as_ref();
+                self.region(name, &mut st, data, 0, 0, data.len())?;
+                Ok((st, None))
+            }
+            GrepInput::Reader { reader, may_block } => self
+                .stream(name, &mut st, reader, may_block, cfg)
+                .map(|e| (st, e)),
+        }
+    }
+
+    /// The streaming path: one buffer, reused.
+    fn stream(
+        &mut self,
+        name: &[u8],
+        st: &mut FileState,
+        mut reader: Box<dyn Read>,
+        may_block: bool,
+        cfg: &GrepConfig,
+    ) -> Result<Option<io::Error>, WriteFailed> {
+        let mut buf = vec![0u8; cfg.buffer.max(1)];
+        // buf[..filled] holds input from absolute offset `base`; lines
+        // before `done_to` are searched; `complete` ends the last whole
+        // line seen.
+        let mut base = 0u64;
+        let mut filled = 0;
+        let mut done_to = 0;
+        let mut complete = 0;
+        let mut error = None;
+        let decided_early = self.opts.binary_files == BinaryFiles::Text || self.terminator == 0;
+        loop {
+            if filled == buf.len() {
+                buf.resize(buf.len() * 2, 0);
+            }
+            if may_block {
+                self.sink.flush()?;
+            }
+            let n = match crate::io::read_retrying(&mut *reader, &mut buf[filled..]) {
+                Ok(n) => n,
+                Err(e) => {
+                    error = Some(e);
+                    0
+                }
+            };
+            let eof = n == 0;
+            // Only the new bytes are scanned for the last line end.
+            if let Some(p) = memchr::memrchr(self.terminator, &buf[filled..filled + n]) {
+                complete = filled + p + 1;
+            }
+            filled += n;
+            let seen = base + filled as u64;
+            if !eof && !decided_early && st.binary_from.is_none() && seen < BINARY_PREFIX as u64 {
+                continue;
+            }
+            let to = if eof { filled } else { complete };
+            if to > done_to {
+                self.region(name, st, &buf[..filled], base, done_to, to)?;
+                done_to = to;
+            }
+            if eof || st.done {
+                return Ok(error);
+            }
+            // Keep what the next region may need: the partial line and the
+            // lines before-context may reach back to.
+            let mut keep = done_to;
+            for _ in 0..self.eff.before.unwrap_or(0) {
+                if keep == 0 {
+                    break;
+                }
+                keep = memchr::memrchr(self.terminator, &buf[..keep - 1]).map_or(0, |p| p + 1);
+            }
+            if let Some(l) = st.lastout {
+                keep = keep.max(l.saturating_sub(base) as usize).min(done_to);
+            }
+            if keep > 0 {
+                if self.opts.line_number && st.counted_to < base + keep as u64 {
+                    let from = (st.counted_to - base) as usize;
+                    st.counted_lines +=
+                        memchr::memchr_iter(self.terminator, &buf[from..keep]).count() as u64;
+                    st.counted_to = base + keep as u64;
+                }
+                buf.copy_within(keep..filled, 0);
+                filled -= keep;
+                done_to -= keep;
+                complete = complete.saturating_sub(keep);
+                base += keep as u64;
+                // A full buffer of one long line grows; otherwise reuse.
+            }
+        }
+    }
+}
+
+/// Run grep on a command line.  Returns the exit status.
+pub fn run(
+    args: &[Vec<u8>],
+    env: &GrepEnv,
+    system: &mut dyn GrepSystem,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+    cfg: &GrepConfig,
+    stdout_is_terminal: bool,
+) -> i32 {
+    let program = env.program.as_str();
+    let opts = match parse_args(args, env) {
+        Invocation::Run(o) => o,
+        Invocation::Exit(outcome) => {
+            let _ = stderr.write_all(&outcome.stderr);
+            if let Err(e) = stdout.write_all(&outcome.stdout) {
+                let _ = writeln!(
+                    stderr,
+                    "{program}: write error: {}",
+                    crate::sys::error_text(&e)
+                );
+                return 2;
+            }
+            return outcome.status;
+        }
+    };
+    if stdout_is_terminal && opts.color_auto {
+        let _ = writeln!(
+            stderr,
+            "{program}: --color=auto on a terminal is not supported"
+        );
+        return 2;
+    }
+    for w in &opts.warnings {
+        let _ = writeln!(stderr, "{program}: {w}");
+    }
+    let patterns = assemble_patterns(&opts.sources, |name| {
+        let input = if name == b"-" {
+            system.open(None)
+        } else {
+            system.open(Some(name))
+        };
+        read_all(input).map_err(|e| errno_of(&e))
+    });
+    let patterns = match patterns {
+        Ok(p) => p,
+        Err((name, e)) => {
+            let shown = samebytes_spec::quote::quotef(&name, env.locale);
+            let _ = writeln!(
+                stderr,
+                "{program}: {}: {}",
+                String::from_utf8_lossy(&shown),
+                e.message()
+            );
+            return 2;
+        }
+    };
+    let pcfg = PatternConfig {
+        syntax: opts.syntax,
+        ignore_case: opts.ignore_case,
+        word: opts.word && !opts.line,
+        line: opts.line,
+        locale: env.locale,
+        terminator: if opts.null_data { 0 } else { b'\n' },
+    };
+    let patterns = patterns.unwrap_or_default();
+    let compiled = pattern::translate(&patterns, &pcfg).and_then(|t| {
+        for w in &t.warnings {
+            let _ = writeln!(stderr, "{program}: {w}");
+        }
+        let matcher = Matcher::new(&t.source, &pcfg)?;
+        let finder = match plain_literal(&patterns, &pcfg) {
+            Some(lit) => Finder::Literal(Box::new(memmem::Finder::new(&lit).into_owned())),
+            None => Finder::Regex(pattern::compile(
+                &t.source,
+                &pcfg,
+                MatchKind::LeftmostFirst,
+            )?),
+        };
+        Ok((matcher, finder))
+    });
+    let (matcher, finder) = match compiled {
+        Ok(m) => m,
+        Err(message) => {
+            let _ = writeln!(stderr, "{program}: {message}");
+            return 2;
+        }
+    };
+    let eff = opts.effective();
+    if opts.max_count == Some(0) && eff.list != ListFiles::NonMatching {
+        return 1;
+    }
+    let operands = if opts.operands.is_empty() {
+        vec![b"-".to_vec()]
+    } else {
+        opts.operands.clone()
+    };
+    let with_filename = opts.with_filename.unwrap_or(operands.len() > 1);
+    let mut search = Search {
+        opts: &opts,
+        eff,
+        env,
+        finder,
+        matcher: &matcher,
+        terminator: pcfg.terminator,
+        with_filename,
+        sink: Sink {
+            out: stdout,
+            buf: Vec::with_capacity(cfg.write_size.min(1 << 20)),
+            write_size: cfg.write_size,
+            line_buffered: opts.line_buffered,
+        },
+        used: false,
+        limit: opts.max_count.unwrap_or(u64::MAX),
+    };
+    match search_all(&mut search, &operands, system, stderr, cfg) {
+        Ok(status) => status,
+        Err(WriteFailed(e)) => {
+            let _ = writeln!(
+                stderr,
+                "{program}: write error: {}",
+                crate::sys::error_text(&e)
+            );
+            2
+        }
+    }
+}
+
+fn search_all(
+    search: &mut Search<'_, '_>,
+    operands: &[Vec<u8>],
+    system: &mut dyn GrepSystem,
+    stderr: &mut dyn Write,
+    cfg: &GrepConfig,
+) -> Result<i32, WriteFailed> {
+    let opts = search.opts;
+    let program = search.env.program.as_str();
+    let mut matched = false;
+    let mut error_seen = false;
+    for name in operands {
+        let is_stdin = name.as_slice() == b"-";
+        let display: Vec<u8> = if is_stdin {
+            opts.label
+                .clone()
+                .unwrap_or_else(|| b"(standard input)".to_vec())
+        } else {
+            name.clone()
+        };
+        let mut diagnose = |search: &mut Search, what: &str| -> Result<(), WriteFailed> {
+            if !opts.no_messages {
+                search.sink.flush()?;
+                let _ = writeln!(
+                    stderr,
+                    "{program}: {}: {what}",
+                    String::from_utf8_lossy(&display)
+                );
+            }
+            Ok(())
+        };
+        let input = match system.open(if is_stdin { None } else { Some(name) }) {
+            Ok(i) => i,
+            Err(e) => {
+                diagnose(search, &crate::sys::error_text(&e))?;
+                error_seen = true;
+                continue;
+            }
+        };
+        if opts.skip_directories && matches!(input, GrepInput::Directory) {
+            continue;
+        }
+        if !is_stdin
+            && !search.eff.out_quiet
+            && search.eff.list == ListFiles::None
+            && opts.max_count.is_none_or(|m| m > 1)
+            && system.is_output_file(name)
+        {
+            diagnose(search, "input file is also the output")?;
+            error_seen = true;
+            continue;
+        }
+        let (st, read_error) = if opts.max_count == Some(0) {
+            let error = matches!(input, GrepInput::Directory)
+                .then(|| io::Error::from_raw_os_error(libc::EISDIR));
+            (FileState::default(), error)
+        } else {
+            search.input(&display, input, cfg)?
+        };
+        if let Some(e) = read_error {
+            diagnose(search, &crate::sys::error_text(&e))?;
+            error_seen = true;
+        }
+        let selected = st.selected;
+        if search.eff.count {
+            if search.with_filename {
+                search.sink.buf.extend_from_slice(&display);
+                search
+                    .sink
+                    .buf
+                    .push(if opts.null_after_name { 0 } else { b':' });
+            }
+            search
+                .sink
+                .buf
+                .extend_from_slice(format!("{selected}\n").as_bytes());
+            search.sink.line_done()?;
+        }
+        let listed = match search.eff.list {
+            ListFiles::Matching => selected > 0,
+            ListFiles::NonMatching => selected == 0,
+            ListFiles::None => false,
+        };
+        if listed {
+            search.sink.buf.extend_from_slice(&display);
+            search
+                .sink
+                .buf
+                .push(if opts.null_after_name { 0 } else { b'\n' });
+            search.sink.line_done()?;
+        }
+        let binary_matched = (st.binary_selected
+            || (st.encoding_error && opts.binary_files == BinaryFiles::Binary))
+            && !search.eff.out_quiet;
+        if binary_matched {
+            search.sink.flush()?;
+            let _ = writeln!(
+                stderr,
+                "{program}: {}: binary file matches",
+                String::from_utf8_lossy(&display)
+            );
+        }
+        if selected > 0 {
+            matched = true;
+            if opts.quiet {
+                search.sink.flush()?;
+                return Ok(0);
+            }
+        }
+    }
+    search.sink.flush()?;
+    Ok(if error_seen {
+        2
+    } else if matched {
+        0
+    } else {
+        1
+    })
+}
+
+fn read_all(input: io::Result<GrepInput>) -> io::Result<Vec<u8>> {
+    match input? {
+        GrepInput::Whole(d) => Ok((*d).as_ref().to_vec()),
+        GrepInput::Reader { mut reader, .. } => {
+            let mut v = Vec::new();
+            reader.read_to_end(&mut v)?;
+            Ok(v)
+        }
+        GrepInput::Directory => Err(io::Error::from_raw_os_error(libc::EISDIR)),
+    }
+}
+
+fn errno_of(e: &io::Error) -> Errno {
+    match e.raw_os_error() {
+        Some(libc::ENOENT) => Errno::NoEntry,
+        Some(libc::EACCES) => Errno::Access,
+        Some(libc::EISDIR) => Errno::IsDirectory,
+        Some(libc::ENAMETOOLONG) => Errno::NameTooLong,
+        Some(libc::ENOSPC) => Errno::NoSpace,
+        Some(libc::EPIPE) => Errno::BrokenPipe,
+        _ => Errno::Io,
+    }
+}
+
+/// The real system: files, stdin and stdout by descriptor.
+pub struct SystemGrep {
+    stdout_info: Option<crate::sys::FileInfo>,
+}
+
+impl SystemGrep {
+    pub fn new() -> SystemGrep {
+        SystemGrep {
+            stdout_info: crate::sys::fstat(libc::STDOUT_FILENO).ok(),
+        }
+    }
+}
+
+impl Default for SystemGrep {
+    fn default() -> Self {
+        SystemGrep::new()
+    }
+}
+
+impl GrepSystem for SystemGrep {
+    fn open(&mut self, name: Option<&[u8]>) -> io::Result<GrepInput> {
+        let input = match name {
+            Some(n) => crate::fdinput::FdInput::open(n)?,
+            None => crate::fdinput::FdInput::stdin(),
+        };
+        let info = input.info()?;
+        if info.kind == crate::sys::FileKind::Directory {
+            return Ok(GrepInput::Directory);
+        }
+        let may_block = info.kind != crate::sys::FileKind::Regular;
+        if !may_block {
+            crate::sys::advise_sequential(input.raw_fd());
+        }
+        Ok(GrepInput::Reader {
+            reader: Box::new(input),
+            may_block,
+        })
+    }
+
+    fn is_output_file(&mut self, name: &[u8]) -> bool {
+        match (&self.stdout_info, crate::sys::stat_path(name)) {
+            (Some(out), Ok(info)) => out.kind == crate::sys::FileKind::Regular && out.id == info.id,
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,607 @@
+//! GNU grep patterns (`-G` BRE, `-E` ERE, `-F` strings) translated to the
+//! syntax of the `regex` family (regex-syntax), and the compiled matcher.
+//!
+//! The translation is shared by the spec and the implementation, as getopt
+//! is: it decides what a pattern means, and the conformance tests against
+//! GNU grep check it.  The differential tests then only have to prove that
+//! the implementation's fast search finds the same lines as the spec's
+//! line-at-a-time search with the same regex.
+//!
+//! Rules, from the GNU grep manual and regex(7):
+//! - BRE: `\( \) \{ \} \| \+ \?` are operators and their plain forms are
+//!   literal.  `*` (and `\+ \? \{`) at the start of the pattern, after
+//!   `\(`, after `\|` or after a leading `^` is literal.  `^` is an anchor
+//!   only first in a branch, `$` only last; elsewhere they are literal.
+//! - ERE: `( ) { } | + ? *` are operators.  A repetition at the start of a
+//!   branch (or after `^`) is ignored with GNU's warning.  A `{` that does
+//!   not begin a valid interval is literal, and so is an unmatched `)`.
+//!   `^` and `$` are anchors everywhere.
+//! - Both: `.` and bracket expressions (with `]` first literal, POSIX
+//!   classes, `[=c=]`, `[.c.]`); `\w \W \s \S \b \B \< \> \` \'`; any other
+//!   escaped character is itself.  Back-references `\1`..`\9` are refused:
+//!   the engine has none.
+//! - No part of a match may cross a line terminator: `.`, every negated
+//!   class, `\W` and `\s` leave the terminator out, so the implementation
+//!   can search a whole buffer of lines without finding a match that spans
+//!   two.  Matching one line at a time, as the spec does, is unaffected.
+//! - `^ $ \` \'` match at line boundaries; `-w` and `-x` wrap the whole
+//!   alternation of patterns.
+
+use regex_automata::meta::{self, Regex};
+use regex_automata::util::syntax;
+use regex_automata::MatchKind;
+
+use crate::text::decode_one;
+use crate::Locale;
+
+/// The three pattern syntaxes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Syntax {
+    #[default]
+    Basic,
+    Extended,
+    Fixed,
+}
+
+/// Everything that changes what a pattern matches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PatternConfig {
+    pub syntax: Syntax,
+    pub ignore_case: bool,
+    pub word: bool,
+    pub line: bool,
+    pub locale: Locale,
+    /// `\n`, or `\0` with `-z`.
+    pub terminator: u8,
+}
+
+/// A translated pattern list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Translation {
+    /// regex-syntax source for the whole pattern list.
+    pub source: String,
+    /// GNU's warnings, each a full stderr line without the program name.
+    pub warnings: Vec<String>,
+}
+
+/// The largest repetition count GNU accepts (RE_DUP_MAX).
+const DUP_MAX: u32 = 0x7fff;
+
+/// A regex that never matches.
+const NEVER: &str = "[a&&b]";
+
+/// Translate the patterns (already split at newlines).  An empty list
+/// matches nothing; an empty pattern matches every line.  The error is
+/// GNU's message, without the program name.
+pub fn translate(patterns: &[Vec<u8>], cfg: &PatternConfig) -> Result<Translation, String> {
+    let mut warnings = Vec::new();
+    let mut branches = Vec::new();
+    for p in patterns {
+        let src = match cfg.syntax {
+            Syntax::Fixed => {
+                let mut s = String::new();
+                let mut i = 0;
+                while i < p.len() {
+                    s.push_str(&literal(p, i, cfg));
+                    i += char_len(&p[i..], cfg.locale);
+                }
+                s
+            }
+            _ => Parser {
+                pat: p,
+                pos: 0,
+                cfg,
+                warnings: &mut warnings,
+                depth: 0,
+            }
+            .parse()?,
+        };
+        branches.push(format!("(?:{src})"));
+    }
+    let all = if branches.is_empty() {
+        NEVER.to_string()
+    } else {
+        branches.join("|")
+    };
+    let source = if cfg.line {
+        format!("^(?:{all})$")
+    } else if cfg.word {
+        format!(r"\b{{start-half}}(?:{all})\b{{end-half}}")
+    } else {
+        all
+    };
+    Ok(Translation { source, warnings })
+}
+
+/// The length of the character at the start of `bytes`: a valid UTF-8
+/// sequence in the UTF-8 locale, otherwise one byte.
+fn char_len(bytes: &[u8], locale: Locale) -> usize {
+    match locale {
+        Locale::Utf8 => decode_one(bytes).map_or(1, |(_, n)| n),
+        Locale::C => 1,
+    }
+}
+
+/// The regex for the character at `p[i..]`, matched literally.
+fn literal(p: &[u8], i: usize, cfg: &PatternConfig) -> String {
+    let b = p[i];
+    if b == cfg.terminator {
+        return NEVER.to_string();
+    }
+    match cfg.locale {
+        Locale::C => format!(r"\x{b:02X}"),
+        Locale::Utf8 => match decode_one(&p[i..]) {
+            Some((c, _)) => format!(r"\x{{{c:X}}}"),
+            None => format!(r"(?-u:\x{b:02X})"),
+        },
+    }
+}
+
+/// The character at `p[i..]` as a bracket member.
+fn bracket_char(p: &[u8], i: usize, cfg: &PatternConfig) -> Result<(u32, usize), String> {
+    match cfg.locale {
+        Locale::C => Ok((u32::from(p[i]), 1)),
+        Locale::Utf8 => decode_one(&p[i..])
+            .ok_or_else(|| "invalid byte in a bracket expression is not supported".to_string()),
+    }
+}
+
+fn class_char(c: u32, locale: Locale) -> String {
+    match locale {
+        Locale::C => format!(r"\x{c:02X}"),
+        Locale::Utf8 => format!(r"\x{{{c:X}}}"),
+    }
+}
+
+fn terminator_item(cfg: &PatternConfig) -> String {
+    format!(r"\x{:02X}", cfg.terminator)
+}
+
+/// The members of a POSIX class, as bracket items.  In the C locale these
+/// are regex-syntax's ASCII classes, which are exactly the C locale's.  In
+/// UTF-8 they agree with glibc on ASCII; beyond ASCII they follow Unicode
+/// properties (docs/differences.md).
+fn posix_class(name: &[u8], locale: Locale) -> Option<String> {
+    let ascii = match name {
+        b"alpha" | b"digit" | b"alnum" | b"upper" | b"lower" | b"space" | b"blank" | b"punct"
+        | b"print" | b"graph" | b"cntrl" | b"xdigit" => {
+            format!("[:{}:]", String::from_utf8_lossy(name))
+        }
+        _ => return None,
+    };
+    if locale == Locale::C {
+        return Some(ascii);
+    }
+    let wide_spaces: String = crate::text::WIDE_SPACES
+        .iter()
+        .map(|c| format!(r"\x{{{:X}}}", *c as u32))
+        .collect();
+    Some(match name {
+        b"alpha" => r"\p{Alphabetic}".into(),
+        b"digit" => "0-9".into(),
+        b"alnum" => r"\p{Alphabetic}0-9".into(),
+        b"upper" => r"\p{Uppercase}".into(),
+        b"lower" => r"\p{Lowercase}".into(),
+        b"space" => format!(r"\t-\r {wide_spaces}"),
+        b"blank" => r"\t \x{1680}\x{2000}-\x{2006}\x{2008}-\x{200A}\x{205F}\x{3000}".into(),
+        b"punct" => r"\p{P}\p{S}".into(),
+        b"print" => format!(r"[^\p{{C}}\t-\r\x{{85}}{wide_spaces}] "),
+        b"graph" => format!(r"[^\p{{C}}\t-\r \x{{85}}{wide_spaces}]"),
+        b"cntrl" => r"\p{Cc}".into(),
+        b"xdigit" => "0-9A-Fa-f".into(),
+        _ => unreachable!("checked above"),
+    })
+}
+
+/// A repetition operator: (min, max, width in the pattern, name for
+/// warnings).
+type Repetition = (u32, Option<u32>, usize, &'static str);
+
+struct Parser<'a> {
+    pat: &'a [u8],
+    pos: usize,
+    cfg: &'a PatternConfig,
+    warnings: &'a mut Vec<String>,
+    /// Open groups.
+    depth: usize,
+}
+
+/// What the previous piece of a branch was, for GNU's context rules.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Prev {
+    /// Nothing yet in this branch.
+    Start,
+    /// A leading `^`.
+    Caret,
+    /// Something that can be repeated.
+    Atom,
+}
+
+impl Parser<'_> {
+    fn ere(&self) -> bool {
+        self.cfg.syntax == Syntax::Extended
+    }
+
+    fn peek(&self, k: usize) -> Option<u8> {
+        self.pat.get(self.pos + k).copied()
+    }
+
+    fn parse(mut self) -> Result<String, String> {
+        let src = self.alternation()?;
+        if self.pos < self.pat.len() {
+            // Only an unmatched close can stop the top level.
+            return Err("Unmatched ) or \\)".into());
+        }
+        Ok(src)
+    }
+
+    /// Is the parser at an alternation bar?
+    fn at_bar(&self) -> bool {
+        if self.ere() {
+            self.peek(0) == Some(b'|')
+        } else {
+            self.peek(0) == Some(b'\\') && self.peek(1) == Some(b'|')
+        }
+    }
+
+    /// Is the parser at the close of a group?
+    fn at_close(&self) -> bool {
+        if self.depth == 0 {
+            return !self.ere() && self.peek(0) == Some(b'\\') && self.peek(1) == Some(b')');
+        }
+        if self.ere() {
+            self.peek(0) == Some(b')')
+        } else {
+            self.peek(0) == Some(b'\\') && self.peek(1) == Some(b')')
+        }
+    }
+
+    fn alternation(&mut self) -> Result<String, String> {
+        let mut branches = vec![self.branch()?];
+        while self.at_bar() {
+            self.pos += if self.ere() { 1 } else { 2 };
+            branches.push(self.branch()?);
+        }
+        Ok(branches.join("|"))
+    }
+
+    fn branch(&mut self) -> Result<String, String> {
+        let mut out = String::new();
+        let mut prev = Prev::Start;
+        // The last atom, kept apart so that a repetition can wrap it.
+        let mut last: Option<String> = None;
+        let mut seen_atom = false;
+        let mut last_anchor_len = 0;
+        while self.pos < self.pat.len() && !self.at_bar() && !self.at_close() {
+            if let Some((min, max, width, what)) = self.repetition()? {
+                // GNU's DFA warns about a repetition while nothing but
+                // anchors precede it in the branch, and applies it to an
+                // anchor; with nothing at all before it, it is ignored.
+                if self.ere() && !seen_atom {
+                    self.warnings
+                        .push(format!("warning: {what} at start of expression"));
+                }
+                match prev {
+                    Prev::Atom | Prev::Caret if self.ere() || prev == Prev::Atom => {
+                        let atom = match last.take() {
+                            Some(a) => a,
+                            None => {
+                                // The anchor just written.
+                                let cut = out.len() - last_anchor_len;
+                                out.split_off(cut)
+                            }
+                        };
+                        let max = max.map_or(String::new(), |m| m.to_string());
+                        last = Some(format!("(?:{atom}){{{min},{max}}}"));
+                        prev = Prev::Atom;
+                        self.pos += width;
+                        continue;
+                    }
+                    _ if self.ere() => {
+                        self.pos += width;
+                        continue;
+                    }
+                    // BRE: literal; the character after the backslash.
+                    _ => {}
+                }
+            }
+            if let Some(atom) = last.take() {
+                out.push_str(&atom);
+            }
+            let (atom, kind) = self.atom(prev)?;
+            prev = kind;
+            if kind == Prev::Atom {
+                seen_atom = true;
+                last = Some(atom);
+            } else {
+                last_anchor_len = atom.len();
+                out.push_str(&atom);
+            }
+        }
+        if let Some(atom) = last {
+            out.push_str(&atom);
+        }
+        Ok(out)
+    }
+
+    /// A repetition operator here: (min, max, width, name for warnings).
+    fn repetition(&self) -> Result<Option<Repetition>, String> {
+        let c = self.peek(0);
+        if self.ere() {
+            return Ok(match c {
+                Some(b'*') => Some((0, None, 1, "*")),
+                Some(b'+') => Some((1, None, 1, "+")),
+                Some(b'?') => Some((0, Some(1), 1, "?")),
+                Some(b'{') => self
+                    .interval(1, false)?
+                    .map(|(min, max, w)| (min, max, w, "{...}")),
+                _ => None,
+            });
+        }
+        Ok(match (c, self.peek(1)) {
+            (Some(b'*'), _) => Some((0, None, 1, "*")),
+            (Some(b'\\'), Some(b'+')) => Some((1, None, 2, "+")),
+            (Some(b'\\'), Some(b'?')) => Some((0, Some(1), 2, "?")),
+            (Some(b'\\'), Some(b'{')) => self
+                .interval(2, true)?
+                .map(|(min, max, w)| (min, max, w, "{...}")),
+            _ => None,
+        })
+    }
+
+    /// An interval whose opening brace is `open` bytes long: `{m}`, `{m,}`,
+    /// `{,n}` or `{m,n}`.  In an ERE an invalid one is not an interval
+    /// (the brace is literal); in a BRE it is an error.
+    fn interval(
+        &self,
+        open: usize,
+        bre: bool,
+    ) -> Result<Option<(u32, Option<u32>, usize)>, String> {
+        let mut i = self.pos + open;
+        let number = |i: &mut usize| -> Option<u64> {
+            let start = *i;
+            let mut v: u64 = 0;
+            while let Some(d) = self.pat.get(*i).filter(|b| b.is_ascii_digit()) {
+                v = (v * 10 + u64::from(d - b'0')).min(u64::from(u32::MAX));
+                *i += 1;
+            }
+            (*i > start).then_some(v)
+        };
+        let min = number(&mut i);
+        let (max, comma) = if self.pat.get(i) == Some(&b',') {
+            i += 1;
+            (number(&mut i), true)
+        } else {
+            (min, false)
+        };
+        let close: &[u8] = if bre { b"\\}" } else { b"}" };
+        let valid = (comma || min.is_some()) && self.pat[i..].starts_with(close);
+        if !valid {
+            if !bre {
+                return Ok(None);
+            }
+            let closes_later = self.pat[self.pos..].windows(2).any(|w| w == b"\\}");
+            return Err(if closes_later {
+                "Invalid content of \\{\\}".into()
+            } else {
+                "Unmatched \\{".into()
+            });
+        }
+        let width = i + close.len() - self.pos;
+        let min_v = min.unwrap_or(0);
+        if max.is_some_and(|m| m < min_v) {
+            return Err("Invalid content of \\{\\}".into());
+        }
+        if min_v > u64::from(DUP_MAX) || max.is_some_and(|m| m > u64::from(DUP_MAX)) {
+            return Err("Regular expression too big".into());
+        }
+        let max_v = max;
+        Ok(Some((min_v as u32, max_v.map(|m| m as u32), width)))
+    }
+
+    /// One atom: returns its regex and what kind of piece it was.
+    fn atom(&mut self, prev: Prev) -> Result<(String, Prev), String> {
+        let c = self.pat[self.pos];
+        let ere = self.ere();
+        match c {
+            b'^' if ere || prev == Prev::Start => {
+                self.pos += 1;
+                Ok(("(?m:^)".into(), Prev::Caret))
+            }
+            b'$' if ere || self.at_branch_end(self.pos + 1) => {
+                self.pos += 1;
+                Ok(("(?m:$)".into(), Prev::Caret))
+            }
+            b'.' => {
+                self.pos += 1;
+                Ok((format!("[^{}]", terminator_item(self.cfg)), Prev::Atom))
+            }
+            b'[' => Ok((self.bracket()?, Prev::Atom)),
+            b'(' if ere => {
+                self.pos += 1;
+                self.group()
+            }
+            b'\\' => self.escape(prev),
+            b'*' if prev == Prev::Start || prev == Prev::Caret => {
+                // BRE only (an ERE star here was taken as a repetition).
+                self.pos += 1;
+                Ok((literal(b"*", 0, self.cfg), Prev::Atom))
+            }
+            _ => {
+                let n = char_len(&self.pat[self.pos..], self.cfg.locale);
+                let lit = literal(self.pat, self.pos, self.cfg);
+                self.pos += n;
+                Ok((lit, Prev::Atom))
+            }
+        }
+    }
+
+    /// In a BRE, is position `i` the end of a branch (for `$`)?
+    fn at_branch_end(&self, i: usize) -> bool {
+        let rest = &self.pat[i..];
+        rest.is_empty() || rest.starts_with(b"\\)") || rest.starts_with(b"\\|")
+    }
+
+    fn group(&mut self) -> Result<(String, Prev), String> {
+        self.depth += 1;
+        let inner = self.alternation()?;
+        self.depth -= 1;
+        let close: &[u8] = if self.ere() { b")" } else { b"\\)" };
+        if !self.pat[self.pos..].starts_with(close) {
+            return Err("Unmatched ( or \\(".into());
+        }
+        self.pos += close.len();
+        Ok((format!("(?:{inner})"), Prev::Atom))
+    }
+
+    fn escape(&mut self, prev: Prev) -> Result<(String, Prev), String> {
+        let Some(e) = self.peek(1) else {
+            return Err("Trailing backslash".into());
+        };
+        let ere = self.ere();
+        let t = terminator_item(self.cfg);
+        self.pos += 2;
+        let atom = |s: String| Ok((s, Prev::Atom));
+        let anchor = |s: &str| Ok((s.to_string(), Prev::Caret));
+        match e {
+            b'(' if !ere => self.group(),
+            b')' if !ere => Err("Unmatched ) or \\)".into()),
+            b'{' if !ere && (prev == Prev::Start || prev == Prev::Caret) => {
+                atom(literal(b"{", 0, self.cfg))
+            }
+            b'1'..=b'9' => Err("back-references are not supported".into()),
+            b'w' => atom(r"\w".into()),
+            b'W' => atom(format!(r"[^\w{t}]")),
+            b's' => atom(format!(r"[\s&&[^{t}]]")),
+            b'S' => atom(format!(r"[^\s{t}]")),
+            b'b' => anchor(r"\b"),
+            b'B' => anchor(r"\B"),
+            b'<' => anchor(r"\b{start}"),
+            b'>' => anchor(r"\b{end}"),
+            b'`' => anchor("(?m:^)"),
+            b'\'' => anchor("(?m:$)"),
+            _ => {
+                let at = self.pos - 1;
+                let n = char_len(&self.pat[at..], self.cfg.locale);
+                self.pos = at + n;
+                atom(literal(self.pat, at, self.cfg))
+            }
+        }
+    }
+
+    fn bracket(&mut self) -> Result<String, String> {
+        const UNMATCHED: &str = "Unmatched [, [^, [:, [., or [=";
+        let p = self.pat;
+        let start = self.pos;
+        let mut i = self.pos + 1;
+        let negated = p.get(i) == Some(&b'^');
+        if negated {
+            i += 1;
+        }
+        let mut items = String::new();
+        let mut first = true;
+        loop {
+            let Some(&b) = p.get(i) else {
+                return Err(UNMATCHED.into());
+            };
+            if b == b']' && !first {
+                i += 1;
+                break;
+            }
+            first = false;
+            if b == b'[' && matches!(p.get(i + 1), Some(b':' | b'=' | b'.')) {
+                let kind = p[i + 1];
+                let body_start = i + 2;
+                let end = (body_start..p.len().saturating_sub(1))
+                    .find(|&k| p[k] == kind && p[k + 1] == b']')
+                    .ok_or_else(|| UNMATCHED.to_string())?;
+                let body = &p[body_start..end];
+                i = end + 2;
+                if kind == b':' {
+                    items.push_str(
+                        &posix_class(body, self.cfg.locale)
+                            .ok_or_else(|| "Invalid character class name".to_string())?,
+                    );
+                } else {
+                    // `[=c=]` and `[.c.]`: a single character stands for itself.
+                    let (c, n) = if body.is_empty() {
+                        return Err("Invalid collation character".into());
+                    } else {
+                        bracket_char(body, 0, self.cfg)?
+                    };
+                    if n != body.len() {
+                        return Err("Invalid collation character".into());
+                    }
+                    items.push_str(&class_char(c, self.cfg.locale));
+                }
+                continue;
+            }
+            let (c, n) = bracket_char(p, i, self.cfg)?;
+            i += n;
+            // A range `a-z`, unless the `-` is last.
+            if p.get(i) == Some(&b'-') && p.get(i + 1).is_some_and(|&x| x != b']') {
+                let (end, m) = if p[i + 1] == b'[' && p.get(i + 2) == Some(&b'.') {
+                    let body_start = i + 3;
+                    let close = (body_start..p.len().saturating_sub(1))
+                        .find(|&k| p[k] == b'.' && p[k + 1] == b']')
+                        .ok_or_else(|| UNMATCHED.to_string())?;
+                    let (e, len) = bracket_char(p, body_start, self.cfg)?;
+                    if body_start + len != close {
+                        return Err("Invalid collation character".into());
+                    }
+                    (e, close + 2 - (i + 1))
+                } else {
+                    bracket_char(p, i + 1, self.cfg)?
+                };
+                if end < c {
+                    return Err("Invalid range end".into());
+                }
+                i += 1 + m;
+                items.push_str(&format!(
+                    "{}-{}",
+                    class_char(c, self.cfg.locale),
+                    class_char(end, self.cfg.locale)
+                ));
+                continue;
+            }
+            items.push_str(&class_char(c, self.cfg.locale));
+        }
+        // `[:alpha:]` written without the outer brackets.
+        let inner = &p[start + 1..i - 1];
+        if inner.len() >= 2 && inner[0] == b':' && inner[inner.len() - 1] == b':' {
+            return Err("character class syntax is [[:space:]], not [:space:]".into());
+        }
+        self.pos = i;
+        Ok(if negated {
+            format!("[^{items}{}]", terminator_item(self.cfg))
+        } else {
+            // A class may name the terminator (`[[:space:]]`, a range).
+            format!("[[{items}]&&[^{}]]", terminator_item(self.cfg))
+        })
+    }
+}
+
+/// Compile a translated pattern list.  `All` gives the longest match at an
+/// anchored start, which with a leftmost-first search for the start makes
+/// POSIX leftmost-longest matches (for `-o`).
+pub fn compile(source: &str, cfg: &PatternConfig, kind: MatchKind) -> Result<Regex, String> {
+    let syntax = syntax::Config::new()
+        .unicode(cfg.locale == Locale::Utf8)
+        .utf8(false)
+        .multi_line(true)
+        .line_terminator(cfg.terminator)
+        .case_insensitive(cfg.ignore_case);
+    let config = meta::Config::new()
+        .match_kind(kind)
+        .utf8_empty(false)
+        .line_terminator(cfg.terminator)
+        .nfa_size_limit(Some(256 << 20));
+    Regex::builder()
+        .syntax(syntax)
+        .configure(config)
+        .build(source)
+        .map_err(|e| match e.size_limit() {
+            Some(_) => "Regular expression too big".to_string(),
+            None => format!("invalid pattern: {e}"),
+        })
+}

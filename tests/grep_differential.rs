@@ -1,0 +1,117 @@
+//! Differential tests: samebytes grep against the spec, under adversarial
+//! reads and writes, with stream buffers from one byte up, and the
+//! whole-input (mapped) path against the stream path.
+
+use proptest::prelude::*;
+use samebytes_oracle::grep::{check_grep, grep_case, GrepCase};
+use samebytes_spec::grep::GrepStdout;
+use samebytes_spec::world::{Node, Stdin, World};
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    /// Whole command lines: patterns drawn from the input and generated
+    /// regexes, option sets, context, `-m`, `-z`, several files, stdin,
+    /// read schedules, short and failing writes, tiny buffers, whole-input
+    /// versus stream.
+    #[test]
+    fn grep_matches_spec(case in grep_case()) {
+        if let Err(m) = check_grep(&case) {
+            prop_assert!(false, "{}", m);
+        }
+    }
+}
+
+/// A case over one stdin stream.
+fn stream_case(args: &[&[u8]], data: Vec<u8>, buffer: usize, whole_file: bool) -> GrepCase {
+    GrepCase {
+        args: args.iter().map(|a| a.to_vec()).collect(),
+        utf8: true,
+        world: World {
+            files: Default::default(),
+            stdin: Stdin {
+                node: if whole_file {
+                    Node::Regular(data)
+                } else {
+                    Node::Stream(data)
+                },
+                offset: 0,
+            },
+        },
+        stdout: GrepStdout::Stream,
+        read: Default::default(),
+        write: Default::default(),
+        buffer,
+        whole_file,
+    }
+}
+
+/// Binary input beyond the first 32 KiB: the binary point is the line of
+/// the first NUL, whatever the buffer and the read sizes.
+#[test]
+fn late_nul_turns_binary_at_its_line_for_every_buffer() {
+    let mut data = Vec::new();
+    for i in 0..3000 {
+        data.extend_from_slice(format!("line {i} foo\n").as_bytes());
+    }
+    let nul_line = data.len();
+    data.extend_from_slice(b"foo\0bar\nfoo again\n");
+    assert!(nul_line > 32 * 1024);
+    let arg_sets: [&[&[u8]]; 4] = [
+        &[b"foo"],
+        &[b"-c", b"foo"],
+        &[b"-n", b"-A2", b"9 foo"],
+        &[b"-v", b"zzz"],
+    ];
+    for args in arg_sets {
+        for buffer in [1, 7, 4096, 256 * 1024] {
+            for whole in [false, true] {
+                let case = stream_case(args, data.clone(), buffer, whole);
+                if let Err(m) = check_grep(&case) {
+                    panic!("{m}");
+                }
+            }
+        }
+    }
+}
+
+/// A NUL in the first 32 KiB makes the whole input binary even when it
+/// arrives a byte at a time after many printable lines.
+#[test]
+fn early_nul_makes_everything_binary_even_read_bytewise() {
+    let mut data = b"foo\n".repeat(1000);
+    data.extend_from_slice(b"\0\n");
+    let mut case = stream_case(&[b"foo"], data, 1, false);
+    case.read = samebytes_oracle::schedule::ReadSchedule::bytewise();
+    let expected = case.spec_outcome();
+    assert!(
+        expected.stdout.is_empty(),
+        "spec printed lines of a binary input"
+    );
+    if let Err(m) = check_grep(&case) {
+        panic!("{m}");
+    }
+}
+
+/// Long lines across buffer growth, with context and line numbers.
+#[test]
+fn long_lines_grow_the_buffer() {
+    let mut data = Vec::new();
+    for len in [0usize, 1, 5000, 70_000, 3, 300_000, 2] {
+        data.extend(std::iter::repeat_n(b'x', len));
+        data.extend_from_slice(b"y\n");
+    }
+    let arg_sets: [&[&[u8]]; 3] = [
+        &[b"-n", b"-C1", b"xy"],
+        &[b"-b", b"-o", b"xxy"],
+        &[b"-c", b"^y"],
+    ];
+    for args in arg_sets {
+        for buffer in [1, 64, 4096] {
+            let case = stream_case(args, data.clone(), buffer, false);
+            if let Err(m) = check_grep(&case) {
+                panic!("{m}");
+            }
+        }
+    }
+}
