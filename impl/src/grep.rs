@@ -39,6 +39,11 @@ pub struct GrepConfig {
     pub buffer: usize,
     /// Output is written once this much is batched.
     pub write_size: usize,
+    /// A regular file is searched in mapped windows of this many bytes.
+    pub map_window: usize,
+    /// Files with at least this many bytes to search are mapped (the
+    /// real system's choice; tests map whatever they are given).
+    pub map_threshold: u64,
 }
 
 impl Default for GrepConfig {
@@ -46,6 +51,8 @@ impl Default for GrepConfig {
         GrepConfig {
             buffer: 256 * 1024,
             write_size: 256 * 1024,
+            map_window: 2 << 20,
+            map_threshold: 1 << 20,
         }
     }
 }
@@ -61,6 +68,14 @@ pub enum GrepInput {
     },
     /// A directory: reading it fails with EISDIR.
     Directory,
+    /// A regular file by descriptor, from `start` (stdin's offset) to
+    /// `size`: searched through a mapping, then by read() for anything
+    /// appended meanwhile; by read() alone if mapping fails.
+    File {
+        file: crate::fdinput::FdInput,
+        start: u64,
+        size: u64,
+    },
 }
 
 /// What grep can open, and what it knows about its output.
@@ -70,6 +85,13 @@ pub trait GrepSystem {
     /// Is this named input the regular file stdout appends to?
     fn is_output_file(&mut self, name: &[u8]) -> bool;
 }
+
+/// Searched parts of a mapping are released from our resident set in
+/// steps of this size.
+const RELEASE_STEP: usize = 4 << 20;
+
+/// The size a pipe we read from is grown to.
+const PIPE_SIZE: usize = 1 << 20;
 
 /// The stop: stdout failed.
 struct WriteFailed(io::Error);
@@ -119,6 +141,9 @@ struct Sink<'a> {
     buf: Vec<u8>,
     write_size: usize,
     line_buffered: bool,
+    /// While a mapped window is searched, nothing is written: a window
+    /// the file was truncated under is searched again by read().
+    hold: bool,
 }
 
 impl Sink<'_> {
@@ -133,7 +158,7 @@ impl Sink<'_> {
 
     /// After a whole line (or count, or name) is buffered.
     fn line_done(&mut self) -> Result<(), WriteFailed> {
-        if self.line_buffered || self.buf.len() >= self.write_size {
+        if !self.hold && (self.line_buffered || self.buf.len() >= self.write_size) {
             self.flush()?;
         }
         Ok(())
@@ -141,7 +166,7 @@ impl Sink<'_> {
 }
 
 /// Per-input state of the core, in absolute offsets.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct FileState {
     selected: u64,
     /// GNU's `lastout` (see the spec).
@@ -152,6 +177,8 @@ struct FileState {
     counted_lines: u64,
     /// Where the input turned binary.
     binary_from: Option<u64>,
+    /// No NUL before this offset (found by the mapped path's helper).
+    nul_free_to: u64,
     binary_selected: bool,
     encoding_error: bool,
     /// Reading can stop: `-l -L -q` found a line, `-m` is done and owes no
@@ -198,8 +225,15 @@ impl Search<'_, '_> {
     /// The line number of the line starting at `buf[at]` (absolute
     /// `base + at`), counting only the bytes not yet counted.
     fn line_number(&self, st: &mut FileState, buf: &[u8], base: u64, at: usize) -> u64 {
-        let from = (st.counted_to - base) as usize;
-        st.counted_lines += memchr::memchr_iter(self.terminator, &buf[from..at]).count() as u64;
+        let counted = (st.counted_to - base) as usize;
+        if counted <= at {
+            st.counted_lines +=
+                memchr::memchr_iter(self.terminator, &buf[counted..at]).count() as u64;
+        } else {
+            // Before-context reaching back past a window's count.
+            st.counted_lines -=
+                memchr::memchr_iter(self.terminator, &buf[at..counted]).count() as u64;
+        }
         st.counted_to = base + at as u64;
         st.counted_lines + 1
     }
@@ -382,6 +416,11 @@ impl Search<'_, '_> {
         Ok(())
     }
 
+    /// Can this input turn binary on a NUL?
+    fn binary_rule_applies(&self) -> bool {
+        self.opts.binary_files != BinaryFiles::Text && self.terminator != 0
+    }
+
     /// Search a binary part: NULs end lines too, nothing is printed.
     fn binary(&mut self, st: &mut FileState, part: &[u8]) {
         let t = self.terminator;
@@ -421,10 +460,8 @@ impl Search<'_, '_> {
         if st.done {
             return Ok(());
         }
-        if st.binary_from.is_none()
-            && self.opts.binary_files != BinaryFiles::Text
-            && self.terminator != 0
-        {
+        let known_clean = base + to as u64 <= st.nul_free_to;
+        if st.binary_from.is_none() && self.binary_rule_applies() && !known_clean {
             if let Some(p) = memchr::memchr(0, &buf[from..to]) {
                 let nul = from + p;
                 let at = if base + nul as u64 >= BINARY_PREFIX as u64 {
@@ -470,9 +507,164 @@ impl Search<'_, '_> {
                 Ok((st, None))
             }
             GrepInput::Reader { reader, may_block } => self
-                .stream(name, &mut st, reader, may_block, cfg)
+                .stream(name, &mut st, reader, may_block, 0, cfg)
+                .map(|e| (st, e)),
+            GrepInput::File { file, start, size } => self
+                .file(name, &mut st, file, start, size, cfg)
                 .map(|e| (st, e)),
         }
+    }
+
+    /// A regular file: mapped windows of whole lines, each searched with
+    /// its output held back until the window is known to be intact.
+    fn file(
+        &mut self,
+        name: &[u8],
+        st: &mut FileState,
+        file: crate::fdinput::FdInput,
+        start: u64,
+        size: u64,
+        cfg: &GrepConfig,
+    ) -> Result<Option<io::Error>, WriteFailed> {
+        let len = (size - start) as usize;
+        let map = match crate::sys::MappedWindow::map(file.file(), start, len) {
+            Ok(m) if !self.opts.line_buffered => m,
+            _ => return self.stream(name, st, Box::new(file), false, start, cfg),
+        };
+        let populator = map.populator();
+        let t = self.terminator;
+        // A NUL in the first 32 KiB makes the whole input binary, however
+        // the windows fall.
+        let early = map.with_bytes(0, |bytes| {
+            memchr::memchr(0, &bytes[..bytes.len().min(BINARY_PREFIX)]).is_some()
+        });
+        if early == Some(true) && self.binary_rule_applies() {
+            st.binary_from = Some(0);
+            if self.opts.binary_files == BinaryFiles::WithoutMatch {
+                st.done = true;
+            }
+        }
+        // The next byte to search, relative to `start`.
+        let mut pos = 0usize;
+        let mut released = 0usize;
+        let mut intact = true;
+        // How far the helper has found no NUL.
+        let nul_free = std::sync::atomic::AtomicUsize::new(0);
+        let scan_for_nul = self.binary_rule_applies() && st.binary_from.is_none();
+        std::thread::scope(|scope| -> Result<(), WriteFailed> {
+            // On the other core, fault the next window in and look for a
+            // NUL in it while this one is searched.
+            let (ahead, todo) = std::sync::mpsc::sync_channel::<(usize, usize)>(2);
+            let (map_ref, nul_ref) = (&map, &nul_free);
+            scope.spawn(move || {
+                for (from, n) in todo {
+                    populator.populate(from, n);
+                    if !scan_for_nul || nul_ref.load(std::sync::atomic::Ordering::Relaxed) < from {
+                        continue;
+                    }
+                    let clean = map_ref.with_bytes(1, |b| {
+                        let end = (from + n).min(b.len());
+                        memchr::memchr(0, &b[from.min(end)..end])
+                            .is_none()
+                            .then_some(end)
+                    });
+                    match clean.flatten() {
+                        Some(end) => nul_ref.store(end, std::sync::atomic::Ordering::Release),
+                        None => break,
+                    }
+                }
+            });
+            let step = cfg.map_window.max(1);
+            let mut window = step;
+            let _ = ahead.send((0, window));
+            while pos < len && !st.done {
+                let end = (pos + window).min(len);
+                let _ = ahead.try_send((end, step));
+                // Whole lines only; a last line without a terminator is
+                // left to the tail below.
+                let last_end = map.with_bytes(0, |bytes| {
+                    memchr::memrchr(t, &bytes[pos..end]).map(|p| pos + p + 1)
+                });
+                let to = match last_end {
+                    None => {
+                        intact = false;
+                        break;
+                    }
+                    Some(Some(to)) => to,
+                    Some(None) if end == len => break,
+                    Some(None) => {
+                        window *= 2;
+                        continue;
+                    }
+                };
+                window = step;
+                let saved = (st.clone(), self.used, self.sink.buf.len());
+                self.sink.hold = true;
+                st.nul_free_to = nul_free.load(std::sync::atomic::Ordering::Acquire) as u64;
+                let searched = map.with_bytes(0, |bytes| {
+                    self.region(name, st, bytes, 0, pos, to)?;
+                    // Count to the window's end now, while it is mapped.
+                    if self.opts.line_number {
+                        self.line_number(st, bytes, 0, to);
+                    }
+                    Ok(())
+                });
+                self.sink.hold = false;
+                match searched {
+                    None => {
+                        (*st, self.used) = (saved.0, saved.1);
+                        self.sink.buf.truncate(saved.2);
+                        intact = false;
+                        break;
+                    }
+                    Some(r) => r?,
+                }
+                self.sink.line_done()?;
+                // Drop what was searched from our resident set, in large
+                // steps (each release interrupts the helper's core); what
+                // before-context may still need stays mapped.
+                if to - released >= RELEASE_STEP {
+                    released = pos.saturating_sub(256 << 10);
+                    map.release_before(released);
+                }
+                pos = to;
+            }
+            drop(ahead);
+            Ok(())
+        })?;
+        drop(map);
+        if st.done {
+            return Ok(None);
+        }
+        // The rest: a last line without a terminator, anything appended
+        // since, or everything from `pos` by read() if the file shrank.
+        let now = file.info().map(|i| i.size).unwrap_or(0);
+        if intact && now == size && pos < len {
+            let base = pos as u64;
+            if let Ok(tail) = crate::sys::MappedWindow::map(file.file(), start + base, len - pos) {
+                let saved = (st.clone(), self.used, self.sink.buf.len());
+                self.sink.hold = true;
+                let searched = tail.with_bytes(0, |bytes| {
+                    self.region(name, st, bytes, base, 0, bytes.len())
+                });
+                self.sink.hold = false;
+                match searched {
+                    Some(r) => {
+                        r?;
+                        return Ok(None);
+                    }
+                    None => {
+                        (*st, self.used) = (saved.0, saved.1);
+                        self.sink.buf.truncate(saved.2);
+                    }
+                }
+            }
+        }
+        let at = start + pos as u64;
+        if let Err(e) = crate::sys::lseek(file.raw_fd(), at as i64, crate::sys::Whence::Set) {
+            return Ok(Some(e));
+        }
+        self.stream(name, st, Box::new(file), false, pos as u64, cfg)
     }
 
     /// The streaming path: one buffer, reused.
@@ -480,15 +672,16 @@ impl Search<'_, '_> {
         &mut self,
         name: &[u8],
         st: &mut FileState,
-        mut reader: Box<dyn Read>,
+        mut reader: Box<dyn Read + '_>,
         may_block: bool,
+        start: u64,
         cfg: &GrepConfig,
     ) -> Result<Option<io::Error>, WriteFailed> {
         let mut buf = vec![0u8; cfg.buffer.max(1)];
         // buf[..filled] holds input from absolute offset `base`; lines
         // before `done_to` are searched; `complete` ends the last whole
         // line seen.
-        let mut base = 0u64;
+        let mut base = start;
         let mut filled = 0;
         let mut done_to = 0;
         let mut complete = 0;
@@ -667,6 +860,7 @@ pub fn run(
             buf: Vec::with_capacity(cfg.write_size.min(1 << 20)),
             write_size: cfg.write_size,
             line_buffered: opts.line_buffered,
+            hold: false,
         },
         used: false,
         limit: opts.max_count.unwrap_or(u64::MAX),
@@ -813,6 +1007,11 @@ fn read_all(input: io::Result<GrepInput>) -> io::Result<Vec<u8>> {
             Ok(v)
         }
         GrepInput::Directory => Err(io::Error::from_raw_os_error(libc::EISDIR)),
+        GrepInput::File { mut file, .. } => {
+            let mut v = Vec::new();
+            file.read_to_end(&mut v)?;
+            Ok(v)
+        }
     }
 }
 
@@ -831,19 +1030,43 @@ fn errno_of(e: &io::Error) -> Errno {
 /// The real system: files, stdin and stdout by descriptor.
 pub struct SystemGrep {
     stdout_info: Option<crate::sys::FileInfo>,
+    /// Regular files with at least this many bytes left are mapped.
+    map_threshold: u64,
 }
 
 impl SystemGrep {
-    pub fn new() -> SystemGrep {
+    pub fn new(cfg: &GrepConfig) -> SystemGrep {
         SystemGrep {
             stdout_info: crate::sys::fstat(libc::STDOUT_FILENO).ok(),
+            map_threshold: cfg.map_threshold,
         }
     }
 }
 
 impl Default for SystemGrep {
     fn default() -> Self {
-        SystemGrep::new()
+        SystemGrep::new(&GrepConfig::default())
+    }
+}
+
+impl GrepConfig {
+    /// The defaults, with the test hooks `SAMEBYTES_GREP_BUFFER`,
+    /// `SAMEBYTES_GREP_MAP_WINDOW` and `SAMEBYTES_GREP_MAP_THRESHOLD`
+    /// (bytes).  They are environment variables, not options, so the
+    /// command line stays GNU's.
+    pub fn from_env() -> GrepConfig {
+        let get = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
+        let mut cfg = GrepConfig::default();
+        if let Some(b) = get("SAMEBYTES_GREP_BUFFER") {
+            cfg.buffer = (b as usize).max(1);
+        }
+        if let Some(w) = get("SAMEBYTES_GREP_MAP_WINDOW") {
+            cfg.map_window = (w as usize).max(1);
+        }
+        if let Some(t) = get("SAMEBYTES_GREP_MAP_THRESHOLD") {
+            cfg.map_threshold = t;
+        }
+        cfg
     }
 }
 
@@ -860,6 +1083,19 @@ impl GrepSystem for SystemGrep {
         let may_block = info.kind != crate::sys::FileKind::Regular;
         if !may_block {
             crate::sys::advise_sequential(input.raw_fd());
+            let start = crate::sys::lseek(input.raw_fd(), 0, crate::sys::Whence::Cur)?;
+            if info.size >= start + self.map_threshold {
+                return Ok(GrepInput::File {
+                    file: input,
+                    start,
+                    size: info.size,
+                });
+            }
+        }
+        if info.kind == crate::sys::FileKind::Fifo {
+            // A bigger pipe lets the writer run ahead: fewer, larger reads
+            // and fewer wake-ups on both sides.
+            crate::sys::grow_pipe(input.raw_fd(), PIPE_SIZE);
         }
         Ok(GrepInput::Reader {
             reader: Box::new(input),

@@ -774,6 +774,9 @@ fn install_sigbus_guard() -> bool {
 }
 
 /// A read-only view of part of a file.
+///
+/// Several threads may read one window at once, each through its own guard
+/// slot (`with_bytes`).
 pub struct MappedWindow {
     ptr: *mut libc::c_void,
     map_len: usize,
@@ -840,6 +843,82 @@ impl MappedWindow {
         }
     }
 }
+
+impl MappedWindow {
+    /// The window's length.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Is the window empty?  (Never: `map` refuses empty windows.)
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// A handle another thread may use to fault pages of this window in
+    /// ahead of the reader.
+    pub fn populator(&self) -> Populator {
+        Populator {
+            start: self.ptr as usize + self.skip,
+            len: self.len,
+        }
+    }
+
+    /// Drop our page-table entries for `[0, upto)` of the window (the page
+    /// cache keeps the data), so that what was already searched stops
+    /// counting towards our resident set.
+    pub fn release_before(&self, upto: usize) {
+        let page = page_size() as usize;
+        let start = self.ptr as usize;
+        let end = (start + self.skip + upto.min(self.len)) & !(page - 1);
+        if end > start {
+            // SAFETY: [start, end) lies inside our own private read-only
+            // mapping; MADV_DONTNEED on it only discards page-table entries,
+            // and later reads fault the file's pages back in.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED);
+            }
+        }
+    }
+}
+
+/// Faults pages of a mapped window in (MADV_POPULATE_READ) from another
+/// thread.  It holds only addresses: if the window is gone by the time it
+/// runs, madvise fails or populates someone else's read-only view, and
+/// neither changes any data.
+#[derive(Clone, Copy, Debug)]
+pub struct Populator {
+    start: usize,
+    len: usize,
+}
+
+/// MADV_POPULATE_READ (Linux 5.14); older kernels reject it harmlessly.
+const MADV_POPULATE_READ: libc::c_int = 22;
+
+impl Populator {
+    /// Fault in `[from, from + len)` of the window.
+    pub fn populate(&self, from: usize, len: usize) {
+        let page = page_size() as usize;
+        let from = from.min(self.len);
+        let end = (from + len).min(self.len);
+        let a = (self.start + from) & !(page - 1);
+        let b = self.start + end;
+        if b > a {
+            // SAFETY: madvise takes an address range and never writes
+            // through it; on an unmapped range it fails with ENOMEM.  A file
+            // truncated meanwhile makes it fail with EFAULT, not SIGBUS.
+            unsafe {
+                libc::madvise(a as *mut libc::c_void, b - a, MADV_POPULATE_READ);
+            }
+        }
+    }
+}
+
+// SAFETY: the mapping is read-only and private: no thread can write
+// through it, so shared references from several threads only ever read.
+// `with_bytes` arms the caller's own guard slot, so two threads reading at
+// once must pass different slots (the callers do: 0 and 1).
+unsafe impl Sync for MappedWindow {}
 
 impl Drop for MappedWindow {
     fn drop(&mut self) {

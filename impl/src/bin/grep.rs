@@ -26,13 +26,14 @@ fn main() {
     };
     let is_terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let mut stderr = std::io::stderr();
+    let cfg = GrepConfig::from_env();
     let status = run(
         &samebytes::args_bytes(),
         &env,
-        &mut SystemGrep::new(),
+        &mut SystemGrep::new(&cfg),
         stdout,
         &mut stderr,
-        &GrepConfig::default(),
+        &cfg,
         is_terminal,
     );
     std::process::exit(status);

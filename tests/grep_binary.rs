@@ -1,0 +1,385 @@
+//! Binary-level tests: the built `grep` on real files (mapped in windows of
+//! every size, from an offset, truncated while mapped), pipes written in
+//! chunks, /dev/full, closed pipes and its own output file, each against
+//! the spec.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::{binary, describe, dev_full, Scratch};
+use samebytes_spec::grep::{GrepEnv, GrepStdout};
+use samebytes_spec::world::{Node, Stdin, World};
+use samebytes_spec::{Errno, Locale, Outcome, StdoutFailure};
+
+fn grep() -> Command {
+    let mut c = Command::new(binary("grep"));
+    std::os::unix::process::CommandExt::arg0(&mut c, "grep");
+    c.env_remove("POSIXLY_CORRECT").env("LC_ALL", "C.UTF-8");
+    c
+}
+
+fn spec(args: &[&str], world: &World, failure: Option<StdoutFailure>) -> Outcome {
+    let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
+    samebytes_spec::grep::grep(
+        &args,
+        &GrepEnv::new(Locale::Utf8),
+        world,
+        &GrepStdout::Stream,
+        failure,
+    )
+}
+
+fn world_of(files: &[(&str, &[u8])], stdin: Stdin) -> World {
+    World {
+        files: files
+            .iter()
+            .map(|(n, d)| (n.as_bytes().to_vec(), Node::Regular(d.to_vec())))
+            .collect(),
+        stdin,
+    }
+}
+
+fn outcome(out: std::process::Output) -> Outcome {
+    Outcome {
+        stdout: out.stdout,
+        stderr: out.stderr,
+        status: out
+            .status
+            .code()
+            .unwrap_or_else(|| panic!("grep died: {}", describe(out.status))),
+    }
+}
+
+fn assert_same(actual: &Outcome, expected: &Outcome, what: &str) {
+    if actual != expected {
+        let show = |o: &Outcome| {
+            format!(
+                "status {} stdout {} bytes, stderr {:?}",
+                o.status,
+                o.stdout.len(),
+                String::from_utf8_lossy(&o.stderr)
+            )
+        };
+        let first = actual
+            .stdout
+            .iter()
+            .zip(&expected.stdout)
+            .position(|(a, b)| a != b);
+        panic!(
+            "{what}\n  actual:   {}\n  expected: {}\n  first stdout difference at {first:?}",
+            show(actual),
+            show(expected)
+        );
+    }
+}
+
+/// Lines of words (with a rare encoding error, never a NUL), a line of
+/// 200 KB, and no final newline.
+fn corpus(seed: u64) -> Vec<u8> {
+    let words: &[&[u8]] = &[
+        b"foo",
+        b"bar",
+        b"e",
+        b"a",
+        b"Foo",
+        b"x1",
+        b"\xc3\xa9t\xc3\xa9",
+        b"word",
+        b"oo",
+    ];
+    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+    let mut next = |n: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % n
+    };
+    let mut data = Vec::new();
+    while data.len() < 300_000 {
+        for i in 0..next(12) {
+            if i > 0 {
+                data.push(b' ');
+            }
+            data.extend_from_slice(words[next(words.len() as u64) as usize]);
+        }
+        if next(500) == 0 {
+            data.push(0xff);
+        }
+        data.push(b'\n');
+    }
+    data.extend_from_slice(b"foo bar\n");
+    data.extend(std::iter::repeat_n(b'x', 200_000));
+    data.extend_from_slice(b" foo\nlast foo line without newline");
+    data
+}
+
+const ARG_SETS: &[&[&str]] = &[
+    &["-c", "e"],
+    &["-n", "foo"],
+    &["-b", "-o", "[a-z]*oo"],
+    &["-v", "-c", "a"],
+    &["-n", "-C2", "foo"],
+    &["-i", "-w", "FOO"],
+    &["-x", "-n", "foo bar"],
+    &["-m3", "-A1", "e"],
+];
+
+/// Mapped windows from one byte up must find exactly what the spec finds,
+/// for a named file and for stdin as a file at an offset.
+#[test]
+fn mapped_windows_of_every_size_match_the_spec() {
+    let s = Scratch::new("grep-map");
+    let data = corpus(3);
+    s.file("f", &data);
+    let mut with_nul = data.clone();
+    with_nul.splice(200_000..200_000, *b"\0");
+    s.file("n", &with_nul);
+    // A NUL in the first 32 KiB, beyond the first windows.
+    let mut early_nul = data.clone();
+    early_nul.splice(20_000..20_000, *b"\0");
+    s.file("e", &early_nul);
+    let offset = 1234;
+    for args in ARG_SETS {
+        for file in ["f", "n", "e"] {
+            let content = match file {
+                "f" => &data,
+                "n" => &with_nul,
+                _ => &early_nul,
+            };
+            let world = world_of(&[(file, content)], Stdin::default());
+            let mut with_name = args.to_vec();
+            with_name.push(file);
+            let expected = spec(&with_name, &world, None);
+            let stdin_world = World {
+                files: Default::default(),
+                stdin: Stdin {
+                    node: Node::Regular(content.clone()),
+                    offset,
+                },
+            };
+            let expected_stdin = spec(args, &stdin_world, None);
+            for window in ["1", "7", "4096", "65536", "2097152"] {
+                let run = |cmd: &mut Command| {
+                    outcome(
+                        cmd.env("SAMEBYTES_GREP_MAP_THRESHOLD", "0")
+                            .env("SAMEBYTES_GREP_MAP_WINDOW", window)
+                            .current_dir(&s.path)
+                            .output()
+                            .expect("run grep"),
+                    )
+                };
+                let named = run(grep().args(&with_name));
+                assert_same(&named, &expected, &format!("{with_name:?} window {window}"));
+                let mut input = std::fs::File::open(s.path.join(file)).expect("open");
+                std::io::Seek::seek(&mut input, std::io::SeekFrom::Start(offset as u64))
+                    .expect("seek");
+                let from_stdin = run(grep().args(*args).stdin(input));
+                assert_same(
+                    &from_stdin,
+                    &expected_stdin,
+                    &format!("{args:?} stdin at {offset}, window {window}"),
+                );
+            }
+        }
+    }
+}
+
+/// Write `data` in pseudo-random chunks with pauses.
+fn feed_in_chunks(mut w: impl Write, data: Vec<u8>, seed: u64) {
+    let mut state = seed;
+    let mut at = 0;
+    while at < data.len() {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+        let n = 1 + (state >> 40) as usize % 9000;
+        let end = (at + n).min(data.len());
+        if w.write_all(&data[at..end]).is_err() {
+            return;
+        }
+        at = end;
+        if (state >> 20).is_multiple_of(16) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
+#[test]
+fn pipes_written_in_chunks_match_the_spec() {
+    let data = corpus(5);
+    for (i, args) in ARG_SETS.iter().enumerate() {
+        for buffer in ["1", "300", "262144"] {
+            let mut child = grep()
+                .args(*args)
+                .env("SAMEBYTES_GREP_BUFFER", buffer)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn grep");
+            let stdin = child.stdin.take().expect("stdin");
+            let feed = data.clone();
+            let writer = std::thread::spawn(move || feed_in_chunks(stdin, feed, i as u64));
+            let out = outcome(child.wait_with_output().expect("wait"));
+            writer.join().expect("writer");
+            let world = world_of(
+                &[],
+                Stdin {
+                    node: Node::Stream(data.clone()),
+                    offset: 0,
+                },
+            );
+            assert_same(
+                &out,
+                &spec(args, &world, None),
+                &format!("{args:?} buffer {buffer}"),
+            );
+        }
+    }
+}
+
+/// The file shrinks while grep has it mapped: no SIGBUS, and what grep
+/// prints is a prefix of what it would print for the whole file.
+#[test]
+fn a_file_truncated_during_the_search() {
+    let s = Scratch::new("grep-trunc");
+    let line = b"a line that matches the pattern, long enough to fill pages\n";
+    let data: Vec<u8> = line.repeat(400_000);
+    let path = s.file("big", &data);
+    let mut child = grep()
+        .args(["-n", "matches", "big"])
+        .env("SAMEBYTES_GREP_MAP_WINDOW", "65536")
+        .current_dir(&s.path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn grep");
+    // grep fills the pipe and blocks; shrink the file under it, then read.
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut first = vec![0u8; 4096];
+    stdout.read_exact(&mut first).expect("first output");
+    std::thread::sleep(Duration::from_millis(100));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .expect("open for truncation")
+        .set_len(1000)
+        .expect("truncate");
+    let mut rest = Vec::new();
+    stdout.read_to_end(&mut rest).expect("rest of output");
+    let status = child.wait().expect("wait");
+    assert!(
+        matches!(status.code(), Some(0) | Some(1)),
+        "grep: {}",
+        describe(status)
+    );
+    first.extend_from_slice(&rest);
+    let full = spec(
+        &["-n", "matches", "big"],
+        &world_of(&[("big", &data)], Stdin::default()),
+        None,
+    );
+    assert!(
+        first.len() < full.stdout.len(),
+        "the truncation came too late"
+    );
+    assert!(first.ends_with(b"\n"), "output ends mid-line");
+    assert_eq!(&full.stdout[..first.len()], &first[..], "not a prefix");
+}
+
+#[test]
+fn dev_full_reports_the_write_error() {
+    let s = Scratch::new("grep-full");
+    let data = corpus(7);
+    s.file("a", &data);
+    let world = world_of(&[("a", &data)], Stdin::default());
+    let failure = Some(StdoutFailure {
+        limit: 0,
+        errno: Errno::NoSpace,
+    });
+    for args in [&["e", "a", "missing"][..], &["-c", "e", "a"], &["--help"]] {
+        let out = outcome(
+            grep()
+                .args(args)
+                .current_dir(&s.path)
+                .stdout(dev_full())
+                .output()
+                .expect("run grep"),
+        );
+        let expected = spec(args, &world, failure);
+        assert_eq!(out.stderr, expected.stderr, "{args:?}");
+        assert_eq!(out.status, expected.status, "{args:?}");
+    }
+}
+
+fn closed_pipe_run(trap: &str, dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    Command::new("sh")
+        .args(["-c", &format!("trap {trap} PIPE; exec \"$0\" \"$@\"")])
+        .arg(binary("grep"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(writer)
+        .output()
+        .expect("run grep")
+}
+
+#[test]
+fn closed_pipe_sigpipe_default_and_ignored() {
+    use std::os::unix::process::ExitStatusExt;
+    let s = Scratch::new("grep-pipe");
+    // Text, so that lines are printed (a binary file prints none).
+    s.file("a", &b"the e line\nanother\n".repeat(50_000));
+    for args in [&["e", "a"][..], &["-n", "-v", "zzz", "a"]] {
+        let killed = closed_pipe_run("-", &s.path, args);
+        assert_eq!(killed.status.signal(), Some(libc::SIGPIPE), "{args:?}");
+        let ignored = closed_pipe_run("''", &s.path, args);
+        assert_eq!(ignored.status.code(), Some(2), "{args:?}");
+        let name = binary("grep").display().to_string();
+        assert_eq!(
+            String::from_utf8_lossy(&ignored.stderr),
+            format!("{name}: write error: Broken pipe\n")
+        );
+    }
+}
+
+#[test]
+fn input_file_is_also_the_output() {
+    let s = Scratch::new("grep-same");
+    let data = corpus(11);
+    let path = s.file("f", &data);
+    let g = s.file("g", b"foo\n");
+    for (args, refused) in [
+        (&["foo", "g", "f"][..], true),
+        (&["-c", "foo", "f"], false),
+        (&["-m1", "foo", "f"], false),
+        (&["-l", "foo", "f"], false),
+    ] {
+        std::fs::write(&path, &data).expect("reset f");
+        let out = grep()
+            .args(args)
+            .current_dir(&s.path)
+            .stdout(
+                std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&path)
+                    .expect("open f"),
+            )
+            .output()
+            .expect("run grep");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            stderr.contains("grep: f: input file is also the output"),
+            refused,
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(if refused { 2 } else { 0 }),
+            "{args:?}"
+        );
+    }
+    let _ = g;
+}
