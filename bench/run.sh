@@ -2,10 +2,14 @@
 # Side-by-side benchmarks: samebytes against GNU coreutils and the best peer
 # (uutils), in one run, reported as t(GNU) / t(ours).
 #
-#   bash bench/run.sh [--runs N] [--only wc|cat|yes] [--markdown FILE]
+#   bash bench/run.sh [--runs N] [--only wc|cat|yes|grep] [--markdown FILE]
 #
-# Installs hyperfine and pv from the distribution if they are missing, and
-# uutils (`cargo install coreutils`) into bench/data/uutils.  Generates a
+# Installs hyperfine, pv and ripgrep from the distribution if they are
+# missing, and uutils (`cargo install coreutils`) into bench/data/uutils.
+# The peer is uutils for wc, cat and yes, and ripgrep for grep.  grep runs
+# with hyperfine's --output=pipe: GNU grep stops at the first match when
+# its stdout is /dev/null, even with -c.  The seed's pathological input
+# (lines of 0 to 65535 bytes, about 2 GiB) is generated for the grep rows.  Generates a
 # 1 GiB English-like text file and a 256 MiB UTF-8-heavy file in bench/data
 # (never committed).  Don't run it while anything else is building: on two
 # cores both numbers would lie.
@@ -36,6 +40,7 @@ need_pkg() {
 need_pkg hyperfine hyperfine
 need_pkg pv pv
 need_pkg python3 python3
+need_pkg rg ripgrep
 
 mkdir -p "$data"
 (cd "$root" && cargo build --release --quiet -p samebytes --bins)
@@ -70,7 +75,10 @@ cat "$data/text.txt" "$data/utf8.txt" > /dev/null   # warm the page cache
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
 
-# bench NAME LOCALE RUNS ours-cmd gnu-cmd uutils-cmd [prepare-cmd]
+# Where hyperfine sends the commands' stdout (grep sets pipe).
+hf_output=null
+
+# bench NAME LOCALE RUNS ours-cmd gnu-cmd peer-cmd [prepare-cmd]
 bench() {
   local name=$1 locale=$2 runs_here=$3 ours_cmd=$4 gnu_cmd=$5 uu_cmd=$6 prepare=${7:-true}
   local json
@@ -78,7 +86,7 @@ bench() {
   local cmds=("$ours_cmd" "$gnu_cmd")
   [ "$have_uutils" = 1 ] && cmds+=("$uu_cmd")
   LC_ALL=$locale hyperfine --style none --warmup 2 --runs "$runs_here" --export-json "$json" \
-    --prepare "$prepare" "${cmds[@]}" >/dev/null 2>&1
+    --output="$hf_output" --prepare "$prepare" "${cmds[@]}" >/dev/null 2>&1
   python3 - "$json" "$name" >> "$results" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["results"]
@@ -159,10 +167,36 @@ if [ -z "$only" ] || [ "$only" = yes ]; then
   rm -f "$rssfile"
 fi
 
+if [ -z "$only" ] || [ "$only" = grep ]; then
+  have_uutils=1   # the peer column is ripgrep here
+  hf_output=pipe
+  P="$data/pathological.txt"
+  [ -f "$P" ] || python3 -c 'import sys
+w = sys.stdout.buffer
+for i in range(65536):
+    w.write(b"a" * i + b"\n")' > "$P"
+  cat "$P" > /dev/null
+  g="$ours/grep"
+  bench "grep literal -c" C "$runs" "$g -c sentence $T" "grep -c sentence $T" "rg -c sentence $T"
+  bench "grep literal, printing lines" C "$runs" "$g sentence $T" "grep sentence $T" "rg sentence $T"
+  bench "grep -n literal" C "$runs" "$g -n sentence $T" "grep -n sentence $T" "rg -n sentence $T"
+  bench "grep -i literal -c, C.UTF-8" C.UTF-8 "$runs" "$g -ci sentence $T" "grep -ci sentence $T" "rg -ci sentence $T"
+  bench "grep -E regex with a literal -c" C "$runs" "$g -cE 'sent[a-z]+ce' $T" "grep -cE 'sent[a-z]+ce' $T" "rg -c 'sent[a-z]+ce' $T"
+  bench "grep -v literal, printing lines" C "$runs" "$g -v sentence $T" "grep -v sentence $T" "rg -v sentence $T"
+  bench "grep literal -c, input from a pipe (pv)" C "$runs" "pv -q $T | $g -c sentence" "pv -q $T | grep -c sentence" "pv -q $T | rg -c sentence"
+  bench "grep, pathological long lines (2 GiB)" C 3 "$g b $P" "grep b $P" "rg b $P"
+  bench "grep, pathological long lines from a pipe" C 3 "pv -q $P | $g b" "pv -q $P | grep b" "pv -q $P | rg b"
+  rss() { local loc=$1; shift; LC_ALL=$loc /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
+  rssfile=$(mktemp)
+  pv -q "$P" | /usr/bin/time -f %M -o "$rssfile" "$g" b >/dev/null || true
+  echo "rss|grep -c $(rss C "$g" -c sentence "$T")|grep -n $(rss C "$g" -n sentence "$T")|grep pathological $(rss C "$g" b "$P")|grep pathological from a pipe $(tail -1 "$rssfile")" >> "$results"
+  rm -f "$rssfile"
+fi
+
 table=$(python3 - "$results" <<'PY'
 import sys
 rows = [l.rstrip("\n").split("|") for l in open(sys.argv[1]) if l.strip()]
-out = ["| workload | samebytes | GNU 9.1 | t(GNU)/t(ours) | uutils | t(uutils)/t(ours) |",
+out = ["| workload | samebytes | GNU | t(GNU)/t(ours) | peer (uutils; rg for grep) | t(peer)/t(ours) |",
        "|---|---:|---:|---:|---:|---:|"]
 rss = []
 for r in rows:
@@ -180,7 +214,7 @@ echo "$table"
 if [ -n "$markdown" ]; then
   {
     echo "Command: \`bash bench/run.sh --runs $runs${only:+ --only $only}\`"
-    echo "Date: $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -r), GNU coreutils $(wc --version | head -1 | awk '{print $NF}')"
+    echo "Date: $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -r), GNU coreutils $(wc --version | head -1 | awk '{print $NF}'), GNU grep $(grep --version | head -1 | awk '{print $NF}'), $(rg --version | head -1)"
     echo
     echo "$table"
   } > "$markdown"

@@ -52,7 +52,9 @@ impl Default for GrepConfig {
             buffer: 256 * 1024,
             write_size: 256 * 1024,
             map_window: 2 << 20,
-            map_threshold: 1 << 20,
+            // Mapping is proven (tests/grep_binary.rs) but measured slower
+            // than read() here (BENCHMARKS.md), so it is off unless asked.
+            map_threshold: u64::MAX,
         }
     }
 }
@@ -554,32 +556,36 @@ impl Search<'_, '_> {
         std::thread::scope(|scope| -> Result<(), WriteFailed> {
             // On the other core, fault the next window in and look for a
             // NUL in it while this one is searched.
-            let (ahead, todo) = std::sync::mpsc::sync_channel::<(usize, usize)>(2);
+            let step = cfg.map_window.max(1);
+            // One token per window the main thread starts; the helper works
+            // through the file in steps of its own, at most two ahead.
+            let (ahead, todo) = std::sync::mpsc::sync_channel::<()>(2);
             let (map_ref, nul_ref) = (&map, &nul_free);
             scope.spawn(move || {
-                for (from, n) in todo {
-                    populator.populate(from, n);
-                    if !scan_for_nul || nul_ref.load(std::sync::atomic::Ordering::Relaxed) < from {
-                        continue;
+                let mut next = 0;
+                for () in todo {
+                    if next >= len {
+                        break;
                     }
-                    let clean = map_ref.with_bytes(1, |b| {
-                        let end = (from + n).min(b.len());
-                        memchr::memchr(0, &b[from.min(end)..end])
-                            .is_none()
-                            .then_some(end)
-                    });
-                    match clean.flatten() {
-                        Some(end) => nul_ref.store(end, std::sync::atomic::Ordering::Release),
-                        None => break,
+                    populator.populate(next, step);
+                    let end = (next + step).min(len);
+                    if scan_for_nul {
+                        let clean =
+                            map_ref.with_bytes(1, |b| memchr::memchr(0, &b[next..end]).is_none());
+                        if clean != Some(true) {
+                            break;
+                        }
+                        nul_ref.store(end, std::sync::atomic::Ordering::Release);
                     }
+                    next = end;
                 }
             });
-            let step = cfg.map_window.max(1);
             let mut window = step;
-            let _ = ahead.send((0, window));
+            let _ = ahead.send(());
+            let _ = ahead.send(());
             while pos < len && !st.done {
                 let end = (pos + window).min(len);
-                let _ = ahead.try_send((end, step));
+                let _ = ahead.try_send(());
                 // Whole lines only; a last line without a terminator is
                 // left to the tail below.
                 let last_end = map.with_bytes(0, |bytes| {
