@@ -388,6 +388,9 @@ impl Search<'_, '_> {
                 .find(hay, pos)
                 .filter(|&m| m < to || (to > pos && buf[to - 1] != self.terminator));
             let (line_start, line_end) = match found {
+                // Nothing is printed (`-c`): where the line starts does not
+                // matter, only where it ends.
+                Some(m) if self.eff.out_quiet && !self.opts.invert => (m, self.line_end(buf, m, to)),
                 Some(m) => {
                     let s =
                         memchr::memrchr(self.terminator, &hay[pos..m]).map_or(pos, |p| pos + p + 1);
