@@ -390,7 +390,9 @@ impl Search<'_, '_> {
             let (line_start, line_end) = match found {
                 // Nothing is printed (`-c`): where the line starts does not
                 // matter, only where it ends.
-                Some(m) if self.eff.out_quiet && !self.opts.invert => (m, self.line_end(buf, m, to)),
+                Some(m) if self.eff.out_quiet && !self.opts.invert => {
+                    (m, self.line_end(buf, m, to))
+                }
                 Some(m) => {
                     let s =
                         memchr::memrchr(self.terminator, &hay[pos..m]).map_or(pos, |p| pos + p + 1);

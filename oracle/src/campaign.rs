@@ -49,6 +49,14 @@ pub fn run(per_tool: Duration, seed: u64) -> Vec<ToolReport> {
             |case| case.limit as u64 * crate::yes::variants(case).len() as u64,
             crate::yes::check_yes,
         ),
+        campaign_one(
+            "grep",
+            &mut runner,
+            per_tool,
+            crate::grep::grep_case(),
+            |case| case.input_bytes(),
+            crate::grep::check_grep,
+        ),
     ]
 }
 

@@ -36,6 +36,15 @@ impl GrepCase {
         GrepEnv::new(if self.utf8 { Locale::Utf8 } else { Locale::C })
     }
 
+    /// Total input bytes a run of this case can read.
+    pub fn input_bytes(&self) -> u64 {
+        let node_len = |n: &Node| match n {
+            Node::Regular(d) | Node::Stream(d) => d.len() as u64,
+            _ => 0,
+        };
+        self.world.files.values().map(node_len).sum::<u64>() + node_len(&self.world.stdin.node)
+    }
+
     fn write_schedule(&self) -> WriteSchedule {
         let mut w = self.write.clone();
         if self.stdout != GrepStdout::Stream {

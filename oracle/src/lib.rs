@@ -4,7 +4,7 @@
 //!   strategies) and the [`schedule::ChunkedReader`] and
 //!   [`schedule::ShortWriter`] that apply them.
 //! - One driver per tool ([`wc::check_wc`], [`cat::check_cat`],
-//!   [`yes::check_yes`]) that runs the spec and the implementation on the
+//!   [`yes::check_yes`], [`grep::check_grep`]) that runs the spec and the implementation on the
 //!   same case and compares stdout, stderr and status.
 //! - [`mismatch::Mismatch`]: a readable report with a one-line reproducer.
 //! - [`campaign`]: the time-boxed randomized campaign behind the CLI.
@@ -18,7 +18,7 @@ pub mod schedule;
 pub mod wc;
 pub mod yes;
 
-/// Decode a reproducer (`wc:<hex>`, `cat:<hex>`, `yes:<hex>`, optionally with the
+/// Decode a reproducer (`wc:<hex>`, `cat:<hex>`, `yes:<hex>`, `grep:<hex>`, optionally with the
 /// command in front)
 /// and check it again.
 pub fn replay(reproducer: &str) -> Result<Result<(), Box<mismatch::Mismatch>>, String> {
