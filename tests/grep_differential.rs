@@ -115,3 +115,40 @@ fn long_lines_grow_the_buffer() {
         }
     }
 }
+
+/// `-v` takes runs of selected lines at once; `-m` must cut such a run at
+/// the right line, for every buffer size and with or without a final
+/// newline.
+#[test]
+fn inverted_runs_stop_at_max_count() {
+    let mut data = Vec::new();
+    for i in 0..400 {
+        data.extend_from_slice(if i % 37 == 0 {
+            b"match here\n"
+        } else {
+            b"other line\n"
+        });
+    }
+    let arg_sets: [&[&[u8]]; 6] = [
+        &[b"-v", b"-m5", b"match"],
+        &[b"-cv", b"-m40", b"match"],
+        &[b"-cv", b"-m1000", b"match"],
+        &[b"-v", b"-m1", b"match"],
+        &[b"-v", b"match"],
+        &[b"-cv", b"match"],
+    ];
+    for args in arg_sets {
+        for tail in [&b""[..], b"last line"] {
+            let mut input = data.clone();
+            input.extend_from_slice(tail);
+            for buffer in [1, 13, 4096, 256 * 1024] {
+                for whole in [false, true] {
+                    let case = stream_case(args, input.clone(), buffer, whole);
+                    if let Err(m) = check_grep(&case) {
+                        panic!("{m}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -400,14 +400,13 @@ impl Search<'_, '_> {
                 }
                 None => (to, to),
             };
-            if self.opts.invert {
-                // Every line before the matching one is selected.
-                let mut at = pos;
-                while at < line_start && !st.done && st.selected < self.limit {
-                    let e = self.line_end(buf, at, line_start);
-                    self.selected(name, st, buf, base, at, e)?;
-                    at = e + 1;
+            if self.opts.invert && self.bulk_applies(st) {
+                if let Some(at) = self.bulk(st, buf, base, pos, line_start)? {
+                    // An encoding error somewhere in the block: line by line.
+                    self.inverted_lines(name, st, buf, base, at, line_start)?;
                 }
+            } else if self.opts.invert {
+                self.inverted_lines(name, st, buf, base, pos, line_start)?;
             } else if found.is_some() {
                 self.selected(name, st, buf, base, line_start, line_end)?;
             }
@@ -421,6 +420,89 @@ impl Search<'_, '_> {
             st.done = true;
         }
         Ok(())
+    }
+
+    /// `-v` selects every line of `buf[from..to]`, one by one.
+    fn inverted_lines(
+        &mut self,
+        name: &[u8],
+        st: &mut FileState,
+        buf: &[u8],
+        base: u64,
+        from: usize,
+        to: usize,
+    ) -> Result<(), WriteFailed> {
+        let mut at = from;
+        while at < to && !st.done && st.selected < self.limit {
+            let e = self.line_end(buf, at, to);
+            self.selected(name, st, buf, base, at, e)?;
+            at = e + 1;
+        }
+        Ok(())
+    }
+
+    /// Can `-v` take a block of selected lines at once?  When nothing is
+    /// printed around or before the lines themselves: no context, no
+    /// prefixes, no `-o`, no stop at the first line.
+    fn bulk_applies(&self, st: &FileState) -> bool {
+        self.eff.before.is_none()
+            && self.eff.after.is_none()
+            && st.pending == 0
+            && !self.eff.done_on_match
+            && (self.eff.out_quiet
+                || !(self.opts.only_matching
+                    || self.opts.line_number
+                    || self.opts.byte_offset
+                    || self.with_filename
+                    || self.opts.line_buffered))
+    }
+
+    /// Select the whole lines `buf[from..to]` (the last one unterminated
+    /// only at the end of input) at once: count them and, unless quiet,
+    /// copy them out in one piece.  Returns where to go on line by line
+    /// instead, when the block holds an encoding error.
+    fn bulk(
+        &mut self,
+        st: &mut FileState,
+        buf: &[u8],
+        base: u64,
+        from: usize,
+        to: usize,
+    ) -> Result<Option<usize>, WriteFailed> {
+        if from >= to {
+            return Ok(None);
+        }
+        let t = self.terminator;
+        let mut end = to;
+        let mut lines = memchr::memchr_iter(t, &buf[from..to]).count() as u64;
+        let unterminated = buf[to - 1] != t;
+        if unterminated {
+            lines += 1;
+        }
+        let room = self.limit - st.selected;
+        if lines > room {
+            // `-m`: the block ends after the last line allowed.
+            let cut = memchr::memchr_iter(t, &buf[from..to])
+                .nth(room as usize - 1)
+                .expect("more terminators than room");
+            end = from + cut + 1;
+            lines = room;
+        }
+        if !self.eff.out_quiet {
+            let block = &buf[from..end];
+            if self.encoding_error(block) {
+                return Ok(Some(from));
+            }
+            self.sink.buf.extend_from_slice(block);
+            if end == to && unterminated {
+                self.sink.buf.push(t);
+            }
+            self.sink.line_done()?;
+            st.lastout = Some(base + (end as u64 + u64::from(!(end == to && unterminated))));
+        }
+        st.selected += lines;
+        self.used = true;
+        Ok(None)
     }
 
     /// Can this input turn binary on a NUL?

@@ -211,6 +211,10 @@ const FLAGS: &[&[u8]] = &[
     b"--line-buffered",
     b"--color=never",
     b"--no-ignore-case",
+    b"-vc",
+    b"-vm1",
+    b"-cvm2",
+    b"-vm3",
 ];
 const NUMBERED: &[&[u8]] = &[b"-m", b"-A", b"-B", b"-C"];
 
