@@ -156,3 +156,39 @@ fn spec_agrees_with_gnu_grep_on_generated_cases() {
         failures.iter().take(8).cloned().collect::<String>()
     );
 }
+
+/// `-m` on a regular-file stdin leaves it just after the last selected
+/// line, so the next reader goes on from there (GNU documents this); with
+/// no limit reached, at its end.
+#[test]
+fn max_count_leaves_stdin_after_the_last_selected_line() {
+    let dir = Scratch::new(&format!("grep-gnu-m-{}", std::process::id()));
+    let data = b"a foo\nb\nc foo\nd\ne foo\nf\nno newline foo";
+    let path = dir.path.join("in");
+    std::fs::write(&path, data).expect("write input");
+    let ours = common::binary("grep");
+    for args in [
+        "-m1 foo",
+        "-m2 -A1 foo",
+        "-c -m2 foo",
+        "-v -m2 foo",
+        "-l foo",
+        "-m9 foo",
+        "-m1 -o o",
+    ] {
+        let run = |grep: &std::path::Path| {
+            let out = Command::new("sh")
+                .args([
+                    "-c",
+                    &format!("\"$0\" {args}; echo ==; \"$0\" {args} -; echo ==; cat"),
+                ])
+                .arg(grep)
+                .stdin(std::fs::File::open(&path).expect("open input"))
+                .env("LC_ALL", "C")
+                .output()
+                .expect("run sh");
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        assert_eq!(run(&ours), run(std::path::Path::new(GNU_GREP)), "{args}");
+    }
+}

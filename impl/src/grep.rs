@@ -86,6 +86,10 @@ pub trait GrepSystem {
     fn open(&mut self, name: Option<&[u8]>) -> io::Result<GrepInput>;
     /// Is this named input the regular file stdout appends to?
     fn is_output_file(&mut self, name: &[u8]) -> bool;
+    /// Stdin has been searched: leave it `Some(n)` bytes after where this
+    /// read of it started (`-m` was reached), or at its end, if it is a
+    /// file that can seek.
+    fn stdin_done(&mut self, resume_at: Option<u64>);
 }
 
 /// Searched parts of a mapping are released from our resident set in
@@ -177,6 +181,9 @@ struct FileState {
     /// Lines counted before `counted_to` (for `-n`).
     counted_to: u64,
     counted_lines: u64,
+    /// Just after the last selected line (for `-m` on stdin, and for `-v`,
+    /// where a selected line that follows one continues its run).
+    after_last_selected: u64,
     /// Where the input turned binary.
     binary_from: Option<u64>,
     /// No NUL before this offset (found by the mapped path's helper).
@@ -261,14 +268,17 @@ impl Search<'_, '_> {
         };
         let offset = base + start as u64;
         if self.opts.only_matching {
-            if !selected || self.opts.invert {
+            // The matches of matching lines: selected ones, or with `-v`
+            // context ones (marked `-`).
+            if selected == self.opts.invert {
                 return Ok(true);
             }
+            let sep = if self.opts.invert { b'-' } else { b':' };
             for (s, e) in self.matcher.matches(line) {
                 if self.encoding_error(&line[s..e]) {
                     return Ok(false);
                 }
-                self.prefix(name, number, offset + s as u64, b':');
+                self.prefix(name, number, offset + s as u64, sep);
                 self.sink.buf.extend_from_slice(&line[s..e]);
                 self.sink.buf.push(self.terminator);
                 self.sink.line_done()?;
@@ -326,8 +336,21 @@ impl Search<'_, '_> {
         start: usize,
         end: usize,
     ) -> Result<(), WriteFailed> {
+        // With -v, a run of consecutive selected lines is one piece:
+        // context and the separator come before its first line only.
+        let continues_run =
+            self.opts.invert && st.selected > 0 && st.after_last_selected == base + start as u64;
         st.selected += 1;
-        if !self.eff.out_quiet {
+        let terminated = buf.get(end) == Some(&self.terminator);
+        st.after_last_selected = base + end as u64 + u64::from(terminated);
+        if continues_run && !self.eff.out_quiet {
+            if self.print_line(name, st, buf, base, start, end, true)? {
+                st.lastout = Some(st.after_last_selected);
+            } else {
+                st.encoding_error = true;
+            }
+            st.pending = self.eff.after.unwrap_or(0);
+        } else if !self.eff.out_quiet {
             self.print_pending(name, st, buf, base, start)?;
             let floor = st.lastout.map_or(0, |l| l.saturating_sub(base) as usize);
             let mut first = start;
@@ -501,6 +524,7 @@ impl Search<'_, '_> {
             st.lastout = Some(base + (end as u64 + u64::from(!(end == to && unterminated))));
         }
         st.selected += lines;
+        st.after_last_selected = base + end as u64;
         self.used = true;
         Ok(None)
     }
@@ -511,18 +535,21 @@ impl Search<'_, '_> {
     }
 
     /// Search a binary part: NULs end lines too, nothing is printed.
-    fn binary(&mut self, st: &mut FileState, part: &[u8]) {
+    fn binary(&mut self, st: &mut FileState, part: &[u8], base: u64) {
         let t = self.terminator;
         let mut pieces: Vec<&[u8]> = part.split(|&b| b == t || b == 0).collect();
         if part.last().is_some_and(|&b| b == t || b == 0) {
             pieces.pop();
         }
+        let mut at = base;
         for piece in pieces {
             if st.selected >= self.limit {
                 break;
             }
+            at = (at + piece.len() as u64 + 1).min(base + part.len() as u64);
             if self.finder.is_match(piece) != self.opts.invert {
                 st.selected += 1;
+                st.after_last_selected = at;
                 st.binary_selected = true;
                 self.used = true;
                 if !self.eff.count {
@@ -566,14 +593,14 @@ impl Search<'_, '_> {
                     return Ok(());
                 }
                 if !st.done && st.selected < self.limit {
-                    self.binary(st, &buf[at..to]);
+                    self.binary(st, &buf[at..to], base + at as u64);
                 }
                 return Ok(());
             }
         }
         if st.binary_from.is_some() {
             if !st.done && st.selected < self.limit {
-                self.binary(st, &buf[from..to]);
+                self.binary(st, &buf[from..to], base + from as u64);
             }
             return Ok(());
         }
@@ -618,7 +645,8 @@ impl Search<'_, '_> {
         let len = (size - start) as usize;
         let map = match crate::sys::MappedWindow::map(file.file(), start, len) {
             Ok(m) if !self.opts.line_buffered => m,
-            _ => return self.stream(name, st, Box::new(file), false, start, cfg),
+            // Offsets count from where this read starts.
+            _ => return self.stream(name, st, Box::new(file), false, 0, cfg),
         };
         let populator = map.populator();
         let t = self.terminator;
@@ -1030,6 +1058,10 @@ fn search_all(
         } else {
             search.input(&display, input, cfg)?
         };
+        if is_stdin {
+            let reached = opts.max_count.is_some_and(|m| m > 0 && st.selected == m);
+            system.stdin_done(reached.then_some(st.after_last_selected));
+        }
         if let Some(e) = read_error {
             diagnose(search, &crate::sys::error_text(&e))?;
             error_seen = true;
@@ -1125,6 +1157,8 @@ pub struct SystemGrep {
     stdout_info: Option<crate::sys::FileInfo>,
     /// Regular files with at least this many bytes left are mapped.
     map_threshold: u64,
+    /// Where the last read of stdin started, when stdin is a regular file.
+    stdin_start: Option<u64>,
 }
 
 impl SystemGrep {
@@ -1132,6 +1166,7 @@ impl SystemGrep {
         SystemGrep {
             stdout_info: crate::sys::fstat(libc::STDOUT_FILENO).ok(),
             map_threshold: cfg.map_threshold,
+            stdin_start: None,
         }
     }
 }
@@ -1177,7 +1212,10 @@ impl GrepSystem for SystemGrep {
         if !may_block {
             crate::sys::advise_sequential(input.raw_fd());
             let start = crate::sys::lseek(input.raw_fd(), 0, crate::sys::Whence::Cur)?;
-            if info.size >= start + self.map_threshold {
+            if name.is_none() {
+                self.stdin_start = Some(start);
+            }
+            if info.size >= start.saturating_add(self.map_threshold) {
                 return Ok(GrepInput::File {
                     file: input,
                     start,
@@ -1194,6 +1232,21 @@ impl GrepSystem for SystemGrep {
             reader: Box::new(input),
             may_block,
         })
+    }
+
+    fn stdin_done(&mut self, resume_at: Option<u64>) {
+        let Some(start) = self.stdin_start.take() else {
+            return;
+        };
+        // As GNU does; a failure leaves stdin where reading left it.
+        let _ = match resume_at {
+            Some(r) => crate::sys::lseek(
+                libc::STDIN_FILENO,
+                (start + r) as i64,
+                crate::sys::Whence::Set,
+            ),
+            None => crate::sys::lseek(libc::STDIN_FILENO, 0, crate::sys::Whence::End),
+        };
     }
 
     fn is_output_file(&mut self, name: &[u8]) -> bool {

@@ -420,6 +420,10 @@ pub fn grep_case() -> impl Strategy<Value = GrepCase> {
 struct ModelGrep<'w> {
     case: &'w GrepCase,
     stdin_consumed: bool,
+    /// Where the last read of a regular stdin started, and where the next
+    /// one starts when grep put it back.
+    stdin_last_start: usize,
+    stdin_next: Option<usize>,
 }
 
 impl GrepSystem for ModelGrep<'_> {
@@ -439,9 +443,15 @@ impl GrepSystem for ModelGrep<'_> {
                 let s = &world.stdin;
                 let consumed = std::mem::replace(&mut self.stdin_consumed, true);
                 match (&s.node, consumed) {
+                    (Node::Regular(d), _) if self.stdin_next.is_some() => {
+                        let from = self.stdin_next.take().unwrap_or(0);
+                        self.stdin_last_start = from;
+                        Node::Regular(d.get(from..).unwrap_or_default().to_vec())
+                    }
                     (Node::Regular(_), true) => Node::Regular(Vec::new()),
                     (Node::Stream(_), true) => Node::Stream(Vec::new()),
                     (Node::Regular(d), false) => {
+                        self.stdin_last_start = s.offset;
                         Node::Regular(d.get(s.offset..).unwrap_or_default().to_vec())
                     }
                     (other, _) => other.clone(),
@@ -466,6 +476,12 @@ impl GrepSystem for ModelGrep<'_> {
     fn is_output_file(&mut self, name: &[u8]) -> bool {
         matches!(&self.case.stdout, GrepStdout::File(f) if f == name)
     }
+
+    fn stdin_done(&mut self, resume_at: Option<u64>) {
+        if let (Node::Regular(_), Some(r)) = (&self.case.world.stdin.node, resume_at) {
+            self.stdin_next = Some(self.stdin_last_start + r as usize);
+        }
+    }
 }
 
 /// Run the implementation on a case.
@@ -473,6 +489,8 @@ pub fn run_impl(case: &GrepCase) -> Outcome {
     let mut system = ModelGrep {
         case,
         stdin_consumed: false,
+        stdin_last_start: 0,
+        stdin_next: None,
     };
     let mut stdout = ShortWriter::new(Vec::new(), case.write_schedule());
     let mut stderr = Vec::new();

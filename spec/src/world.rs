@@ -87,6 +87,10 @@ fn node_stat(node: &Node) -> Result<Stat, Errno> {
 pub struct Reads<'w> {
     world: &'w World,
     stdin_consumed: bool,
+    /// Where the last read of stdin started, and where the next one starts
+    /// when a tool put it back (`reposition_stdin`).
+    stdin_last_start: usize,
+    stdin_next: Option<usize>,
 }
 
 impl<'w> Reads<'w> {
@@ -94,6 +98,8 @@ impl<'w> Reads<'w> {
         Reads {
             world,
             stdin_consumed: false,
+            stdin_last_start: 0,
+            stdin_next: None,
         }
     }
 
@@ -107,14 +113,30 @@ impl<'w> Reads<'w> {
         }
     }
 
-    /// Read stdin to EOF.  Its data can be read only once; a directory
-    /// fails every time.
+    /// Put stdin back to `at` bytes after where its last read started, if
+    /// it is a regular file (which can seek); a pipe stays consumed.
+    pub fn reposition_stdin(&mut self, at: usize) {
+        if matches!(self.world.stdin.node, Node::Regular(_)) {
+            self.stdin_next = Some(self.stdin_last_start + at);
+        }
+    }
+
+    /// Read stdin to EOF.  Its data can be read only once (unless put
+    /// back); a directory fails every time.
     pub fn read_stdin(&mut self) -> (Vec<u8>, Option<Errno>) {
         let consumed = std::mem::replace(&mut self.stdin_consumed, true);
         let s = &self.world.stdin;
         match &s.node {
+            Node::Regular(d) if self.stdin_next.is_some() => {
+                let from = self.stdin_next.take().unwrap_or(0);
+                self.stdin_last_start = from;
+                (d.get(from..).unwrap_or_default().to_vec(), None)
+            }
             Node::Regular(_) | Node::Stream(_) if consumed => (Vec::new(), None),
-            Node::Regular(d) => (d.get(s.offset..).unwrap_or_default().to_vec(), None),
+            Node::Regular(d) => {
+                self.stdin_last_start = s.offset;
+                (d.get(s.offset..).unwrap_or_default().to_vec(), None)
+            }
             Node::Stream(d) => (d.clone(), None),
             Node::Directory => (Vec::new(), Some(Errno::IsDirectory)),
             Node::Unreadable => (Vec::new(), Some(Errno::Access)),

@@ -16,7 +16,11 @@
 //!   nothing but still count as printed.
 //! - `-m N` stops after N selected lines; the `-A` lines after the last one
 //!   are still printed, as context, whether or not they match.  `-m 0`
-//!   exits at once with status 1, except with `-L`.
+//!   exits at once with status 1, except with `-L`.  When stdin is a
+//!   regular file and N lines were selected from it, it is left just after
+//!   the last one (a later `-` operand reads on from there).
+//! - `-o` prints the matches of matching lines: the selected ones, or with
+//!   `-v` the context ones (as `NAME-NUM-match`).
 //! - `-c` prints a count per file; `-l`/`-L` list files with/without a
 //!   selected line; `-q` exits 0 at the first selected line.  `-q`
 //!   overrides `-l`/`-L`, which override `-c`; the last of `-l`/`-L` wins.
@@ -810,6 +814,8 @@ struct Run<'a> {
 /// What one file produced.
 struct FileResult {
     selected: u64,
+    /// Just after the last selected line (its terminator included).
+    after_last_selected: usize,
     /// An encoding error kept a line from being printed, or a line was
     /// selected in the binary part.
     binary_matched: bool,
@@ -844,14 +850,17 @@ impl Run<'_> {
     ) -> bool {
         let (locale, bf) = (self.env.locale, self.opts.binary_files);
         if self.opts.only_matching {
-            if !selected || self.opts.invert {
+            // `-o` prints the matches of the lines that match: selected
+            // ones, or with `-v` context ones (marked `-` then).
+            if selected == self.opts.invert {
                 return true;
             }
+            let sep = if self.opts.invert { b'-' } else { b':' };
             for (s, e) in self.matcher.matches(line) {
                 if has_encoding_error(&line[s..e], locale, bf) {
                     return false;
                 }
-                self.prefix(name, number, offset + s as u64, b':');
+                self.prefix(name, number, offset + s as u64, sep);
                 self.out.stdout.extend_from_slice(&line[s..e]);
                 self.out.stdout.push(self.terminator);
             }
@@ -927,6 +936,8 @@ impl Run<'_> {
         // back or not, uses one up (GNU's `prpending`).
         let mut pending = 0u64;
         let mut stopped = false;
+        let mut after_last_selected = 0;
+        let mut last_selected: Option<usize> = None;
         let mut i = 0;
         while i < lines.len() {
             if selected >= limit {
@@ -938,7 +949,21 @@ impl Run<'_> {
                 continue;
             }
             selected += 1;
-            if !eff.out_quiet {
+            after_last_selected = (lines[i].0 + line.len() + 1).min(text.len());
+            // With -v, GNU handles a run of consecutive selected lines as
+            // one piece: context and the separator come before its first
+            // line only.
+            let continues_run = invert && last_selected == Some(i.wrapping_sub(1));
+            last_selected = Some(i);
+            if continues_run && !eff.out_quiet {
+                let (o, l) = lines[i];
+                if self.print_line(name, l, i as u64 + 1, o as u64, true) {
+                    lastout = Some(i + 1);
+                } else {
+                    encoding_error = true;
+                }
+                pending = after;
+            } else if !eff.out_quiet {
                 self.print_pending(
                     name,
                     &lines,
@@ -986,12 +1011,16 @@ impl Run<'_> {
         if let (Some(region), false) = (binary, stopped || selected >= limit) {
             // GNU stops owing context when the input turns binary.
             let before_binary = selected;
+            let start = data.len() - region.len();
+            let mut at = start;
             for piece in region_pieces(region, t) {
                 if selected >= limit {
                     break;
                 }
+                at += piece.len() + 1;
                 if self.matcher.is_match(piece) != invert {
                     selected += 1;
+                    after_last_selected = at.min(data.len());
                     // GNU marks output as used even when it prints nothing.
                     self.used = true;
                     if !eff.count {
@@ -1003,6 +1032,7 @@ impl Run<'_> {
         }
         FileResult {
             selected,
+            after_last_selected,
             binary_matched: binary_matched && !eff.out_quiet,
         }
     }
@@ -1158,6 +1188,11 @@ pub fn grep(
             (0, false)
         } else {
             let r = run.search(&display, &data);
+            if is_stdin && opts.max_count == Some(r.selected) {
+                // `-m` was reached: stdin, if a regular file, is left just
+                // after the last selected line, for whoever reads it next.
+                reads.reposition_stdin(r.after_last_selected);
+            }
             (r.selected, r.binary_matched)
         };
         if let Some(e) = read_error {
