@@ -1163,8 +1163,13 @@ pub struct SystemGrep {
 
 impl SystemGrep {
     pub fn new(cfg: &GrepConfig) -> SystemGrep {
+        let stdout_info = crate::sys::fstat(libc::STDOUT_FILENO).ok();
+        if stdout_info.is_some_and(|i| i.kind == crate::sys::FileKind::Fifo) {
+            // Room to write ahead of the reader: fewer wake-ups for both.
+            crate::sys::grow_pipe(libc::STDOUT_FILENO, PIPE_SIZE);
+        }
         SystemGrep {
-            stdout_info: crate::sys::fstat(libc::STDOUT_FILENO).ok(),
+            stdout_info,
             map_threshold: cfg.map_threshold,
             stdin_start: None,
         }
