@@ -387,3 +387,57 @@ fn input_file_is_also_the_output() {
     }
     let _ = g;
 }
+
+/// Output reaches a pipe before grep waits for more input: each line is
+/// readable while the writer still holds stdin open (with `-a`, since
+/// otherwise the binary rule waits for 32 KiB or the end of input), both
+/// with and without `--line-buffered`.
+#[test]
+fn output_is_flushed_before_a_read_that_may_block() {
+    use std::io::BufRead;
+    for extra in [&[][..], &["--line-buffered"]] {
+        let mut child = grep()
+            .args(["-a", "-n", "hit"])
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn grep");
+        // A grep that waits for input before writing would hang the test:
+        // kill it after a while, so the read below ends and fails.
+        let pid = child.id() as libc::pid_t;
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let watchdog = {
+            let done = done.clone();
+            std::thread::spawn(move || {
+                for _ in 0..200 {
+                    std::thread::sleep(Duration::from_millis(100));
+                    if done.load(std::sync::atomic::Ordering::SeqCst) {
+                        return;
+                    }
+                }
+                // SAFETY: kill(2) takes plain integers; the pid is our own
+                // child, not yet reaped (we wait for it only after `done`).
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            })
+        };
+        let mut stdin = child.stdin.take().expect("stdin");
+        let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        for i in 1..=3 {
+            stdin
+                .write_all(format!("miss\nhit {i}\n").as_bytes())
+                .expect("feed");
+            let mut line = String::new();
+            stdout.read_line(&mut line).expect("read a line");
+            assert_eq!(line, format!("{}:hit {i}\n", 2 * i), "{extra:?}");
+        }
+        drop(stdin);
+        let mut rest = String::new();
+        stdout.read_to_string(&mut rest).expect("rest");
+        assert!(rest.is_empty(), "{rest:?}");
+        assert_eq!(child.wait().expect("wait").code(), Some(0));
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        watchdog.join().expect("watchdog");
+    }
+}

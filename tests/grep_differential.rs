@@ -152,3 +152,35 @@ fn inverted_runs_stop_at_max_count() {
         }
     }
 }
+
+/// `-m` on a regular-file stdin leaves it after the last selected line,
+/// also when that line is in a binary part (NULs end lines there), so a
+/// second `-` reads on from exactly there.
+#[test]
+fn max_count_repositions_stdin_in_text_and_binary_parts() {
+    let text: &[u8] = b"x1\nno\nx2\nx3 tail\nno\nx4\n";
+    let mut binary = text.to_vec();
+    binary.extend_from_slice(b"x5\0no\0x6\0x7\nx8");
+    let arg_sets: [&[&[u8]]; 5] = [
+        &[b"-c", b"-m1", b"x", b"-", b"-", b"-"],
+        &[b"-c", b"-m2", b"x", b"-", b"-", b"-"],
+        &[b"-m1", b"x", b"-", b"-"],
+        &[b"-cv", b"-m1", b"x", b"-", b"-", b"-"],
+        &[b"-c", b"-m3", b"-a", b"x", b"-", b"-", b"-"],
+    ];
+    for data in [text.to_vec(), binary] {
+        for args in arg_sets {
+            for buffer in [1, 5, 4096] {
+                for whole in [false, true] {
+                    let mut case = stream_case(args, data.clone(), buffer, whole);
+                    case.world.stdin.node = Node::Regular(data.clone());
+                    let expected = case.spec_outcome();
+                    assert!(expected.status != 2, "{:?}", expected);
+                    if let Err(m) = check_grep(&case) {
+                        panic!("{m}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -184,8 +184,8 @@ struct FileState {
     /// Just after the last selected line (for `-m` on stdin, and for `-v`,
     /// where a selected line that follows one continues its run).
     after_last_selected: u64,
-    /// Where the input turned binary.
-    binary_from: Option<u64>,
+    /// The input has turned binary.
+    binary: bool,
     /// No NUL before this offset (found by the mapped path's helper).
     nul_free_to: u64,
     binary_selected: bool,
@@ -406,10 +406,11 @@ impl Search<'_, '_> {
         let mut pos = from;
         while pos < to && !st.done && st.selected < self.limit {
             // An empty match after the last terminator is in no line.
+            // (Here pos < to, so buf[to - 1] exists.)
             let found = self
                 .finder
                 .find(hay, pos)
-                .filter(|&m| m < to || (to > pos && buf[to - 1] != self.terminator));
+                .filter(|&m| m < to || buf[to - 1] != self.terminator);
             let (line_start, line_end) = match found {
                 // Nothing is printed (`-c`): where the line starts does not
                 // matter, only where it ends.
@@ -520,8 +521,9 @@ impl Search<'_, '_> {
             if end == to && unterminated {
                 self.sink.buf.push(t);
             }
+            // `lastout` is not kept up here: it matters only to context,
+            // which this path never has.
             self.sink.line_done()?;
-            st.lastout = Some(base + (end as u64 + u64::from(!(end == to && unterminated))));
         }
         st.selected += lines;
         st.after_last_selected = base + end as u64;
@@ -543,7 +545,7 @@ impl Search<'_, '_> {
         }
         let mut at = base;
         for piece in pieces {
-            if st.selected >= self.limit {
+            if st.done || st.selected >= self.limit {
                 break;
             }
             at = (at + piece.len() as u64 + 1).min(base + part.len() as u64);
@@ -577,7 +579,7 @@ impl Search<'_, '_> {
             return Ok(());
         }
         let known_clean = base + to as u64 <= st.nul_free_to;
-        if st.binary_from.is_none() && self.binary_rule_applies() && !known_clean {
+        if !st.binary && self.binary_rule_applies() && !known_clean {
             if let Some(p) = memchr::memchr(0, &buf[from..to]) {
                 let nul = from + p;
                 let at = if base + nul as u64 >= BINARY_PREFIX as u64 {
@@ -587,21 +589,17 @@ impl Search<'_, '_> {
                 };
                 let at = at.max(from);
                 self.text(name, st, buf, base, from, at)?;
-                st.binary_from = Some(base + at as u64);
+                st.binary = true;
                 if self.opts.binary_files == BinaryFiles::WithoutMatch {
                     st.done = true;
                     return Ok(());
                 }
-                if !st.done && st.selected < self.limit {
-                    self.binary(st, &buf[at..to], base + at as u64);
-                }
+                self.binary(st, &buf[at..to], base + at as u64);
                 return Ok(());
             }
         }
-        if st.binary_from.is_some() {
-            if !st.done && st.selected < self.limit {
-                self.binary(st, &buf[from..to], base + from as u64);
-            }
+        if st.binary {
+            self.binary(st, &buf[from..to], base + from as u64);
             return Ok(());
         }
         self.text(name, st, buf, base, from, to)
@@ -656,7 +654,7 @@ impl Search<'_, '_> {
             memchr::memchr(0, &bytes[..bytes.len().min(BINARY_PREFIX)]).is_some()
         });
         if early == Some(true) && self.binary_rule_applies() {
-            st.binary_from = Some(0);
+            st.binary = true;
             if self.opts.binary_files == BinaryFiles::WithoutMatch {
                 st.done = true;
             }
@@ -667,7 +665,7 @@ impl Search<'_, '_> {
         let mut intact = true;
         // How far the helper has found no NUL.
         let nul_free = std::sync::atomic::AtomicUsize::new(0);
-        let scan_for_nul = self.binary_rule_applies() && st.binary_from.is_none();
+        let scan_for_nul = self.binary_rule_applies() && !st.binary;
         std::thread::scope(|scope| -> Result<(), WriteFailed> {
             // On the other core, fault the next window in and look for a
             // NUL in it while this one is searched.
@@ -829,7 +827,7 @@ impl Search<'_, '_> {
             }
             filled += n;
             let seen = base + filled as u64;
-            if !eof && !decided_early && st.binary_from.is_none() && seen < BINARY_PREFIX as u64 {
+            if !eof && !decided_early && !st.binary && seen < BINARY_PREFIX as u64 {
                 continue;
             }
             let to = if eof { filled } else { complete };
