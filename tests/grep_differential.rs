@@ -168,6 +168,21 @@ fn max_count_repositions_stdin_in_text_and_binary_parts() {
         &[b"-cv", b"-m1", b"x", b"-", b"-", b"-"],
         &[b"-c", b"-m3", b"-a", b"x", b"-", b"-", b"-"],
     ];
+    // Each read takes one line: a position off by a byte drifts into the
+    // lines already taken, and the counts of the later reads change.
+    let mut drift: Vec<&[u8]> = vec![b"-c", b"-m1", b"b"];
+    drift.extend(std::iter::repeat_n(&b"-"[..], 8));
+    let pieces = b"ab\0".repeat(4);
+    let lines = b"ab\n".repeat(4);
+    for (data, args) in [(pieces, &drift[..]), (lines, &drift[..])] {
+        for whole in [false, true] {
+            let mut case = stream_case(args, data.clone(), 3, whole);
+            case.world.stdin.node = Node::Regular(data.clone());
+            if let Err(m) = check_grep(&case) {
+                panic!("{m}");
+            }
+        }
+    }
     for data in [text.to_vec(), binary] {
         for args in arg_sets {
             for buffer in [1, 5, 4096] {
