@@ -183,6 +183,23 @@ fn max_count_repositions_stdin_in_text_and_binary_parts() {
             }
         }
     }
+    // A NUL after 32 KiB: the binary part starts late, in a later buffer.
+    let mut late = b"x line\n".repeat(6000);
+    late.extend_from_slice(b"x\0x\nno\nx\nno\nx\nx\n");
+    let late_args: &[&[u8]] = &[b"-c", b"-m6003", b"x", b"-", b"-"];
+    for buffer in [7, 4096, 256 * 1024] {
+        for whole in [false, true] {
+            let mut case = stream_case(late_args, late.clone(), buffer, whole);
+            case.world.stdin.node = Node::Regular(late.clone());
+            // Small reads: the binary part spreads over several regions.
+            case.read = samebytes_oracle::schedule::ReadSchedule {
+                steps: vec![samebytes_oracle::schedule::ReadStep::Chunk(5)],
+            };
+            if let Err(m) = check_grep(&case) {
+                panic!("{m}");
+            }
+        }
+    }
     for data in [text.to_vec(), binary] {
         for args in arg_sets {
             for buffer in [1, 5, 4096] {
