@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::{binary, describe, dev_full, mixed_text, Scratch};
+use common::{binary, describe, dev_full, feed_in_chunks, mixed_text, Scratch};
 use samebytes_spec::cat::{CatEnv, CatStdout};
 use samebytes_spec::world::{Node, Stdin, World};
 use samebytes_spec::{Errno, Locale, Outcome, StdoutFailure};
@@ -63,25 +63,6 @@ fn debug_lines(names: &[&str], path: &str) -> String {
 
 fn stderr_text(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// Write `data` to `w` in pseudo-random chunks with pauses, as a slow
-/// producer does.
-fn feed_in_chunks(mut w: impl Write, data: Vec<u8>, seed: u64) {
-    let mut state = seed;
-    let mut at = 0;
-    while at < data.len() {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
-        let n = 1 + (state >> 40) as usize % 9000;
-        let end = (at + n).min(data.len());
-        if w.write_all(&data[at..end]).is_err() {
-            return;
-        }
-        at = end;
-        if (state >> 20).is_multiple_of(16) {
-            std::thread::sleep(Duration::from_millis(2));
-        }
-    }
 }
 
 /// Run `cmd` with its stdin a pipe fed by `feed_in_chunks`; stdout is

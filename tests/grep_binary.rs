@@ -9,7 +9,7 @@ use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{binary, describe, dev_full, Scratch};
+use common::{binary, describe, dev_full, feed_in_chunks, Scratch};
 use samebytes_spec::grep::{GrepEnv, GrepStdout};
 use samebytes_spec::world::{Node, Stdin, World};
 use samebytes_spec::{Errno, Locale, Outcome, StdoutFailure};
@@ -183,24 +183,6 @@ fn mapped_windows_of_every_size_match_the_spec() {
                     &format!("{args:?} stdin at {offset}, window {window}"),
                 );
             }
-        }
-    }
-}
-
-/// Write `data` in pseudo-random chunks with pauses.
-fn feed_in_chunks(mut w: impl Write, data: Vec<u8>, seed: u64) {
-    let mut state = seed;
-    let mut at = 0;
-    while at < data.len() {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
-        let n = 1 + (state >> 40) as usize % 9000;
-        let end = (at + n).min(data.len());
-        if w.write_all(&data[at..end]).is_err() {
-            return;
-        }
-        at = end;
-        if (state >> 20).is_multiple_of(16) {
-            std::thread::sleep(Duration::from_millis(1));
         }
     }
 }

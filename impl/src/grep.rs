@@ -210,19 +210,15 @@ struct Search<'a, 'o> {
 
 impl Search<'_, '_> {
     fn prefix(&mut self, name: &[u8], number: u64, offset: u64, sep: u8) {
-        let out = &mut self.sink.buf;
-        if self.with_filename {
-            out.extend_from_slice(name);
-            out.push(if self.opts.null_after_name { 0 } else { sep });
-        }
-        if self.opts.line_number {
-            out.extend_from_slice(number.to_string().as_bytes());
-            out.push(sep);
-        }
-        if self.opts.byte_offset {
-            out.extend_from_slice(offset.to_string().as_bytes());
-            out.push(sep);
-        }
+        let name = self.with_filename.then_some(name);
+        samebytes_spec::grep::write_prefix(
+            &mut self.sink.buf,
+            self.opts,
+            name,
+            number,
+            offset,
+            sep,
+        );
     }
 
     fn encoding_error(&self, text: &[u8]) -> bool {

@@ -219,3 +219,12 @@ fn get_node(d: &mut Decoder<'_>) -> Result<Node, DecodeError> {
         _ => return Err(DecodeError),
     })
 }
+
+/// Total input bytes a run can read from a world: every file and stdin.
+pub fn world_input_bytes(world: &World) -> u64 {
+    let node_len = |n: &Node| match n {
+        Node::Regular(d) | Node::Stream(d) => d.len() as u64,
+        _ => 0,
+    };
+    world.files.values().map(node_len).sum::<u64>() + node_len(&world.stdin.node)
+}

@@ -44,11 +44,7 @@ impl WcCase {
 
     /// Total input bytes a run of this case can read.
     pub fn input_bytes(&self) -> u64 {
-        let node_len = |n: &Node| match n {
-            Node::Regular(d) | Node::Stream(d) => d.len() as u64,
-            _ => 0,
-        };
-        self.world.files.values().map(node_len).sum::<u64>() + node_len(&self.world.stdin.node)
+        codec::world_input_bytes(&self.world)
     }
 
     /// `samebytes-oracle replay wc:<hex>`.

@@ -201,3 +201,22 @@ pub fn limit_file_size(cmd: &mut Command, bytes: u64) {
         });
     }
 }
+
+/// Write `data` to `w` in pseudo-random chunks with pauses, as a slow
+/// producer does.
+pub fn feed_in_chunks(mut w: impl std::io::Write, data: Vec<u8>, seed: u64) {
+    let mut state = seed;
+    let mut at = 0;
+    while at < data.len() {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+        let n = 1 + (state >> 40) as usize % 9000;
+        let end = (at + n).min(data.len());
+        if w.write_all(&data[at..end]).is_err() {
+            return;
+        }
+        at = end;
+        if (state >> 20).is_multiple_of(16) {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+}

@@ -748,6 +748,31 @@ impl Matcher {
     }
 }
 
+/// An output line's prefix: `NAME` then `sep` (a NUL with `-Z`), the line
+/// number with `-n`, the byte offset with `-b`, each followed by `sep`
+/// (`:` for a selected line, `-` for context).
+pub fn write_prefix(
+    out: &mut Vec<u8>,
+    opts: &GrepOptions,
+    name: Option<&[u8]>,
+    number: u64,
+    offset: u64,
+    sep: u8,
+) {
+    if let Some(name) = name {
+        out.extend_from_slice(name);
+        out.push(if opts.null_after_name { 0 } else { sep });
+    }
+    if opts.line_number {
+        out.extend_from_slice(number.to_string().as_bytes());
+        out.push(sep);
+    }
+    if opts.byte_offset {
+        out.extend_from_slice(offset.to_string().as_bytes());
+        out.push(sep);
+    }
+}
+
 /// Where stdout goes, as far as grep cares.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum GrepStdout {
@@ -823,19 +848,8 @@ struct FileResult {
 
 impl Run<'_> {
     fn prefix(&mut self, name: &[u8], number: u64, offset: u64, sep: u8) {
-        let out = &mut self.out.stdout;
-        if self.with_filename {
-            out.extend_from_slice(name);
-            out.push(if self.opts.null_after_name { 0 } else { sep });
-        }
-        if self.opts.line_number {
-            out.extend_from_slice(number.to_string().as_bytes());
-            out.push(sep);
-        }
-        if self.opts.byte_offset {
-            out.extend_from_slice(offset.to_string().as_bytes());
-            out.push(sep);
-        }
+        let name = self.with_filename.then_some(name);
+        write_prefix(&mut self.out.stdout, self.opts, name, number, offset, sep);
     }
 
     /// Print one line (selected: `:`, context: `-`).  Returns false when an
