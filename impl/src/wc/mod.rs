@@ -70,32 +70,14 @@ pub struct Counted {
 pub fn count_opened(opened: Opened<'_>, plan: &Plan, cfg: &WcConfig, buf: &mut Vec<u8>) -> Counted {
     match opened {
         Opened::Slice(data) => {
-            let feed = |mut counter: Counter, from: u64, to: u64| {
-                for window in data[from as usize..to as usize].chunks(cfg.window_size.max(1)) {
-                    counter.feed(window);
-                }
-                Some(counter)
-            };
-            let split = |at: u64| {
-                let at = at as usize;
-                let probe = &data[at..data.len().min(at + SPLIT_SEARCH)];
-                split_in(probe).map(|i| (at + i) as u64)
-            };
-            let len = data.len() as u64;
-            let halves = (len >= cfg.parallel_min.max(2))
-                .then(|| count_in_halves(plan, 0, len, &feed, &split))
-                .flatten();
-            let (counter, path) = match halves {
-                Some(c) => (c, "slice, 2 threads"),
-                None => (
-                    feed(Counter::new(*plan), 0, len).expect("slices do not fail"),
-                    "slice",
-                ),
-            };
+            let mut counter = Counter::new(*plan);
+            for window in data.chunks(cfg.window_size.max(1)) {
+                counter.feed(window);
+            }
             Counted {
                 counts: counter.finish(),
                 error: None,
-                path,
+                path: "slice",
             }
         }
         Opened::Reader(mut r) => {
@@ -275,17 +257,23 @@ fn count_regular(
         // Each half is read with pread(2) into its own small buffer: on the
         // reference machine that beats two threads of mappings (whose page
         // table work does not scale) by a fifth; see BENCHMARKS.md.
-        let feed = |c: Counter, a: u64, b: u64| feed_read_at(file, c, a, b);
-        let split = |at: u64| {
-            use std::os::unix::fs::FileExt;
-            let mut probe = vec![0u8; SPLIT_SEARCH];
-            let n = file.read_at(&mut probe, at).ok()?;
-            split_in(&probe[..n]).map(|i| at + i as u64)
-        };
-        if let Some(merged) = count_in_halves(counter.plan(), start, info.size, &feed, &split) {
-            counter = merged;
-            offset = info.size;
-            path = "pread, 2 threads";
+        match count_in_halves(counter.plan(), file, start, info.size) {
+            Halves::Counted(merged) => {
+                counter = merged;
+                offset = info.size;
+                path = "pread, 2 threads";
+            }
+            Halves::Failed(partial, e) => {
+                // The bytes before the error are counted, as a sequential
+                // read would have counted them, and the error is reported:
+                // never retried down another path.
+                return Some(Counted {
+                    counts: partial.finish(),
+                    error: Some(e),
+                    path: "pread, 2 threads",
+                });
+            }
+            Halves::NotSplit => {}
         }
     }
     while offset < info.size {
@@ -338,51 +326,83 @@ fn split_in(probe: &[u8]) -> Option<usize> {
     memchr::memchr(b'\n', probe).map(|i| i + 1)
 }
 
-/// Count `[from, to)` in two halves on two threads and merge them.
-/// `feed(counter, a, b)` feeds bytes `[a, b)` to a counter, and fails if
-/// the input does;
-/// `split(at)` finds a place at or after `at` to cut.  `None` when there is
-/// no place to cut or the input failed: the caller then counts
-/// sequentially from scratch.
-fn count_in_halves<F, S>(plan: &Plan, from: u64, to: u64, feed: &F, split: &S) -> Option<Counter>
-where
-    F: Fn(Counter, u64, u64) -> Option<Counter> + Sync,
-    S: Fn(u64) -> Option<u64>,
-{
+/// How counting a file in two halves went.
+enum Halves {
+    /// Both halves were counted and merged.
+    Counted(Counter),
+    /// A read failed: the counts of everything before the failure point,
+    /// and the error.
+    Failed(Counter, io::Error),
+    /// No place to cut was found, or the file shrank under us: count it
+    /// sequentially from the start instead.
+    NotSplit,
+}
+
+/// How feeding one half went.
+enum Fed {
+    Done(Counter),
+    Failed(Counter, io::Error),
+    /// The file ended before the half did.
+    Shrank,
+}
+
+/// Count `[from, to)` of `file` in two halves on two threads and merge
+/// them.  The cut is just after a newline found past the middle.
+fn count_in_halves(plan: &Plan, file: &std::fs::File, from: u64, to: u64) -> Halves {
     if to - from < 2 {
-        return None;
+        return Halves::NotSplit;
     }
-    let middle = split(from + (to - from) / 2)?;
+    let Some(middle) = find_split(file, from + (to - from) / 2) else {
+        return Halves::NotSplit;
+    };
     std::thread::scope(|scope| {
-        let later = scope.spawn(|| feed(Counter::new(*plan), middle, to));
-        let earlier = feed(Counter::new(*plan), from, middle);
-        let later = later.join().ok().flatten();
-        Some(earlier?.merge(later?))
+        let later = scope.spawn(|| feed_read_at(file, Counter::new(*plan), middle, to));
+        let earlier = feed_read_at(file, Counter::new(*plan), from, middle);
+        // A panic in the other thread is a bug; carry it into this one.
+        let later = later
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        match (earlier, later) {
+            (Fed::Failed(partial, e), _) => Halves::Failed(partial, e),
+            (Fed::Shrank, _) | (_, Fed::Shrank) => Halves::NotSplit,
+            (Fed::Done(a), Fed::Done(b)) => Halves::Counted(a.merge(b)),
+            (Fed::Done(a), Fed::Failed(b, e)) => Halves::Failed(a.merge(b), e),
+        }
     })
 }
 
+/// The first place at or after `at` where `file` may be cut.  A failed
+/// probe finds none; the sequential path then meets the failure itself.
+fn find_split(file: &std::fs::File, at: u64) -> Option<u64> {
+    use std::os::unix::fs::FileExt;
+    let mut probe = vec![0u8; SPLIT_SEARCH];
+    let n = loop {
+        match file.read_at(&mut probe, at) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            other => break other.ok()?,
+        }
+    };
+    split_in(&probe[..n]).map(|i| at + i as u64)
+}
+
 /// Feed `[from, to)` of a file to a counter with positioned reads of
-/// [`PREAD_CHUNK`] bytes.  `None` if a read fails or the file ends early
-/// (it shrank): the caller starts over sequentially.
-fn feed_read_at(file: &std::fs::File, mut counter: Counter, from: u64, to: u64) -> Option<Counter> {
+/// [`PREAD_CHUNK`] bytes.
+fn feed_read_at(file: &std::fs::File, mut counter: Counter, from: u64, to: u64) -> Fed {
     use std::os::unix::fs::FileExt;
     let mut buf = vec![0u8; PREAD_CHUNK];
     let mut offset = from;
     while offset < to {
         let want = (buf.len() as u64).min(to - offset) as usize;
-        let n = loop {
-            match file.read_at(&mut buf[..want], offset) {
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                other => break other.ok()?,
-            }
+        let n = match file.read_at(&mut buf[..want], offset) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Fed::Failed(counter, e),
+            Ok(0) => return Fed::Shrank,
+            Ok(n) => n,
         };
-        if n == 0 {
-            return None;
-        }
         counter.feed(&buf[..n]);
         offset += n as u64;
     }
-    Some(counter)
+    Fed::Done(counter)
 }
 
 /// Run wc.  Returns the exit status.
