@@ -1201,6 +1201,11 @@ impl GrepSystem for SystemGrep {
     fn open(&mut self, name: Option<&[u8]>) -> io::Result<GrepInput> {
         let input = match name {
             Some(n) => crate::fdinput::FdInput::open(n)?,
+            // A closed stdin fails as GNU's read of it does, not as the
+            // /dev/null Rust's start-up code put in its place.
+            None if crate::sys::stdin_was_closed() => {
+                return Err(io::Error::from_raw_os_error(libc::EBADF))
+            }
             None => crate::fdinput::FdInput::stdin(),
         };
         let info = input.info()?;

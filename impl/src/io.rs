@@ -29,30 +29,39 @@ pub fn read_retrying(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
 /// once at exit.
 pub struct Output<'a> {
     sink: &'a mut dyn Write,
-    failed: bool,
+    error: Option<io::Error>,
 }
 
 impl<'a> Output<'a> {
     pub fn new(sink: &'a mut dyn Write) -> Self {
-        Output {
-            sink,
-            failed: false,
-        }
+        Output { sink, error: None }
     }
 
     /// Write all of `bytes` (retrying short writes and interruptions), or
     /// remember the failure.
     pub fn write_all(&mut self, bytes: &[u8]) {
-        if self.failed {
+        if self.error.is_some() {
             return;
         }
-        if self.sink.write_all(bytes).is_err() {
-            self.failed = true;
+        if let Err(e) = self.sink.write_all(bytes) {
+            self.error = Some(e);
         }
     }
 
     pub fn failed(&self) -> bool {
-        self.failed
+        self.error.is_some()
+    }
+
+    /// GNU's `close_stdout` message for a failed stdout.  The errno is
+    /// named only when closing the stream fails too, which with line
+    /// buffering (nothing left to flush) happens only for a closed stdout.
+    pub fn write_error_message(&self) -> Option<&'static str> {
+        let e = self.error.as_ref()?;
+        Some(if e.raw_os_error() == Some(libc::EBADF) {
+            "write error: Bad file descriptor"
+        } else {
+            "write error"
+        })
     }
 }
 

@@ -275,16 +275,26 @@ pub struct PipeOutput {
 }
 
 impl PipeOutput {
+    /// Send with vmsplice; once the kernel refuses it (at any call, the
+    /// first or the millionth), write(2) takes over from where it stopped.
     fn send(&mut self, buf: &Rc<PageBuffer>, from: usize, to: usize) -> io::Result<usize> {
-        if self.refused.is_some() {
-            return sys::borrow_fd(self.fd).write(&buf[from..to]);
+        if self.refused.is_none() {
+            match self.splice_or_wait(buf, from, to) {
+                Err(e) if sys::means_unsupported(&e) => self.refused = Some(e),
+                other => return other,
+            }
         }
+        sys::borrow_fd(self.fd).write(&buf[from..to])
+    }
+
+    fn splice_or_wait(
+        &mut self,
+        buf: &Rc<PageBuffer>,
+        from: usize,
+        to: usize,
+    ) -> io::Result<usize> {
         match self.pipe.vmsplice(buf, from, to, true) {
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-            Err(e) if sys::means_unsupported(&e) => {
-                self.refused = Some(e);
-                return sys::borrow_fd(self.fd).write(&buf[from..to]);
-            }
             other => return other,
         }
         // The pipe is full.  An O_NONBLOCK pipe gives EAGAIN to the

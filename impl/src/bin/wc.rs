@@ -15,13 +15,21 @@ fn main() {
         posixly_correct: samebytes::posixly_correct(),
         program: samebytes::program_name("wc"),
     };
-    let mut stdout = samebytes::sys::FdWriter::stdout();
+    let mut real_stdout;
+    let mut closed_stdout;
+    let stdout: &mut dyn std::io::Write = if samebytes::sys::stdout_was_closed() {
+        closed_stdout = samebytes::sys::ClosedWriter;
+        &mut closed_stdout
+    } else {
+        real_stdout = samebytes::sys::FdWriter::stdout();
+        &mut real_stdout
+    };
     let mut stderr = std::io::stderr();
     let status = run(
         &samebytes::args_bytes(),
         &env,
         &mut SystemInputs,
-        &mut stdout,
+        stdout,
         &mut stderr,
         &WcConfig::default(),
     );

@@ -447,19 +447,23 @@ impl Run<'_> {
                 }
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                // Nothing moved: read/write takes over and meets (and
-                // reports) any real error itself.
-                Err(_) => return Ok(None),
+                // The pipe is empty: read/write goes on from here.
+                Err(e) if sys::means_unsupported(&e) => return Ok(None),
+                // A real error reading the input: reported, never retried.
+                Err(e) => {
+                    self.own_pipe = Some((pipe_r, pipe_w, capacity));
+                    return Ok(Some(Copied::ReadError(e)));
+                }
             };
             while in_pipe > 0 {
                 match sys::splice(pipe_r.as_raw_fd(), out_fd, in_pipe) {
                     Ok(n) => in_pipe -= n,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) if e.raw_os_error() == Some(libc::EPIPE) => return Err(WriteFailed(e)),
-                    Err(_) => {
+                    Err(e) if sys::means_unsupported(&e) => {
                         self.drain_pipe(&pipe_r, in_pipe)?;
                         return Ok(None);
                     }
+                    Err(e) => return Err(WriteFailed(e)),
                 }
             }
         }
@@ -567,24 +571,42 @@ fn copy_file_ranges(in_fd: RawFd, out_fd: RawFd) -> Option<Copied> {
             Ok(0) => return copied_any.then_some(Copied::Done),
             Ok(_) => copied_any = true,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) if sys::means_unsupported(&e) => return None,
+            // EFBIG too, as GNU does: write(2) then reports it as a
+            // write error.
+            Err(e) if sys::means_unsupported(&e) || e.raw_os_error() == Some(libc::EFBIG) => {
+                return None
+            }
             Err(e) => return Some(Copied::ReadError(e)),
         }
     }
 }
 
-/// splice from or to a pipe until EOF.  EPIPE is a write error; any other
-/// failure hands over to read/write, which meets the same condition again
-/// and reports it against the right end.
+/// splice from or to a pipe until EOF.  A refusal hands over to
+/// read/write from where the kernel stopped; any other error is reported
+/// against the end it belongs to ([`splice_error_is_output`]).
 fn splice_direct(in_fd: RawFd, out_fd: RawFd) -> Result<Option<Copied>, WriteFailed> {
     loop {
         match sys::splice(in_fd, out_fd, 1 << 30) {
             Ok(0) => return Ok(Some(Copied::Done)),
             Ok(_) => {}
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) if e.raw_os_error() == Some(libc::EPIPE) => return Err(WriteFailed(e)),
-            Err(_) => return Ok(None),
+            Err(e) if sys::means_unsupported(&e) => return Ok(None),
+            Err(e) if splice_error_is_output(&e, in_fd, out_fd) => return Err(WriteFailed(e)),
+            Err(e) => return Ok(Some(Copied::ReadError(e))),
         }
+    }
+}
+
+/// Which end a direct splice's error belongs to.  GNU splices through a
+/// pipe of its own so that it always knows; a direct splice has one end
+/// that is a pipe, and a pipe fails only as a closed pipe (EPIPE, the
+/// output's) or a non-blocking one (EAGAIN, the non-blocking end's).  Any
+/// other error comes from the end that is not a pipe.
+fn splice_error_is_output(e: &io::Error, in_fd: RawFd, out_fd: RawFd) -> bool {
+    match e.raw_os_error() {
+        Some(libc::EPIPE) => true,
+        Some(libc::EAGAIN) => sys::is_nonblocking(out_fd),
+        _ => sys::fstat(in_fd).is_ok_and(|i| i.kind == FileKind::Fifo),
     }
 }
 

@@ -55,6 +55,10 @@ pub trait WcInputs {
     /// Open a `--files0-from` list (`None`: stdin).  Also says whether the
     /// list is a regular file small enough to read whole up front.
     fn open_list(&mut self, name: Option<&[u8]>) -> io::Result<(Box<dyn BufRead>, bool)>;
+    /// The error closing stdin at exit gives, if it was read.
+    fn stdin_close_error(&self) -> Option<io::Error> {
+        None
+    }
 }
 
 /// The result of counting one input.
@@ -420,8 +424,8 @@ pub fn run(
         Invocation::Exit(outcome) => {
             out.write_all(&outcome.stdout);
             diagnose(stderr, &outcome.stderr);
-            if out.failed() {
-                diagnose(stderr, format!("{}: write error\n", env.program).as_bytes());
+            if let Some(msg) = out.write_error_message() {
+                diagnose(stderr, format!("{}: {msg}\n", env.program).as_bytes());
                 return 1;
             }
             return outcome.status;
@@ -520,6 +524,7 @@ pub fn run(
 
     let mut buf = Vec::new();
     let mut total = Counts::default();
+    let stdin_read = std::cell::Cell::new(false);
     let emit = |out: &mut Output<'_>, counts: &Counts, name: Option<&[u8]>| {
         if opts.total != TotalMode::Only {
             out.write_all(&format_counts(&opts.select, width, counts, name, locale));
@@ -532,6 +537,9 @@ pub fn run(
                          name: Option<&[u8]>,
                          total: &mut Counts| {
         let display = name.unwrap_or(b"standard input");
+        if name.is_none_or(|n| n == b"-") {
+            stdin_read.set(true);
+        }
         let opened = match inputs.open(name.filter(|n| *n != b"-")) {
             Ok(o) => o,
             Err(e) => {
@@ -610,8 +618,12 @@ pub fn run(
         let name = (opts.total != TotalMode::Only).then_some(b"total".as_slice());
         out.write_all(&format_counts(&opts.select, width, &total, name, locale));
     }
-    if out.failed() {
-        complain(stderr, b"write error");
+    if let Some(msg) = out.write_error_message() {
+        complain(stderr, msg.as_bytes());
+    }
+    if let Some(e) = inputs.stdin_close_error().filter(|_| stdin_read.get()) {
+        // GNU closes stdin at exit when it read it, and reports a failure.
+        complain(stderr, &named(&sys::error_text(&e), b"-"));
     }
     status
 }
@@ -664,8 +676,21 @@ impl Names {
 /// The real file system, for the binary.
 pub struct SystemInputs;
 
+/// Reads of a closed stdin fail as they would have, had Rust's start-up
+/// code not put /dev/null in its place.
+struct ClosedReader;
+
+impl Read for ClosedReader {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        Err(io::Error::from_raw_os_error(libc::EBADF))
+    }
+}
+
 impl WcInputs for SystemInputs {
     fn stat(&mut self, name: Option<&[u8]>) -> Option<Stat> {
+        if name.is_none() && sys::stdin_was_closed() {
+            return None;
+        }
         let info = match name {
             None => sys::fstat(libc::STDIN_FILENO),
             Some(n) => sys::stat_path(n),
@@ -678,6 +703,9 @@ impl WcInputs for SystemInputs {
     }
 
     fn open(&mut self, name: Option<&[u8]>) -> io::Result<Opened<'_>> {
+        if name.is_none() && sys::stdin_was_closed() {
+            return Ok(Opened::Reader(Box::new(ClosedReader)));
+        }
         Ok(Opened::Fd(match name {
             None => FdInput::stdin(),
             Some(n) => FdInput::open(n)?,
@@ -685,6 +713,9 @@ impl WcInputs for SystemInputs {
     }
 
     fn open_list(&mut self, name: Option<&[u8]>) -> io::Result<(Box<dyn BufRead>, bool)> {
+        if name.is_none() && sys::stdin_was_closed() {
+            return Ok((Box::new(io::BufReader::new(ClosedReader)), false));
+        }
         let input = match name {
             None => FdInput::stdin(),
             Some(n) => FdInput::open(n)?,
@@ -693,5 +724,9 @@ impl WcInputs for SystemInputs {
             .info()
             .is_ok_and(|i| i.kind == FileKind::Regular && i.size <= 10 * 1024 * 1024);
         Ok((Box::new(io::BufReader::new(input)), small_regular))
+    }
+
+    fn stdin_close_error(&self) -> Option<io::Error> {
+        sys::stdin_was_closed().then(|| io::Error::from_raw_os_error(libc::EBADF))
     }
 }
