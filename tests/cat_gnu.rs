@@ -67,6 +67,7 @@ fn run_real(program: &OsStr, case: &CatCase, args: &[Vec<u8>], dir: &Scratch) ->
             None
         }
         CatStdout::File(name) => Some(dir.path.join(OsStr::from_bytes(name))),
+        CatStdout::Regular => Some(dir.path.join(".stdout")),
     };
     if let Some(p) = &out_path {
         // run_in_world writes the same bytes again; the append descriptor
@@ -105,7 +106,7 @@ fn initial_out(case: &CatCase) -> Vec<u8> {
             Some(Node::Regular(d)) => d.clone(),
             _ => Vec::new(),
         },
-        CatStdout::Stream => Vec::new(),
+        CatStdout::Stream | CatStdout::Regular => Vec::new(),
     }
 }
 
@@ -125,7 +126,7 @@ fn expected(case: &CatCase) -> RealOutcome {
         samebytes_spec::cat::cat(&case.args, &case.env(), &case.world, &case.stdout, None);
     let out_file = match &case.stdout {
         CatStdout::Stream => None,
-        CatStdout::File(_) => {
+        CatStdout::File(_) | CatStdout::Regular => {
             let mut file = initial_out(case);
             file.append(&mut outcome.stdout);
             Some(file)

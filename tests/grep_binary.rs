@@ -39,6 +39,7 @@ fn world_of(files: &[(&str, &[u8])], stdin: Stdin) -> World {
             .map(|(n, d)| (n.as_bytes().to_vec(), Node::Regular(d.to_vec())))
             .collect(),
         stdin,
+        read_errors: Default::default(),
     }
 }
 
@@ -159,6 +160,7 @@ fn mapped_windows_of_every_size_match_the_spec() {
                     node: Node::Regular(content.clone()),
                     offset,
                 },
+                read_errors: Default::default(),
             };
             let expected_stdin = spec(args, &stdin_world, None);
             for window in ["1", "7", "4096", "65536", "2097152"] {

@@ -118,6 +118,7 @@ fn pipe_written_in_random_chunks_with_pauses() {
                     node: Node::Stream(data.clone()),
                     offset: 0,
                 },
+                read_errors: Default::default(),
             };
             assert_same(
                 &outcome(out),
@@ -186,6 +187,7 @@ fn large_files_count_lines_on_two_threads() {
     let world = World {
         files: [(b"big".to_vec(), Node::Regular(data))].into(),
         stdin: Stdin::default(),
+        read_errors: Default::default(),
     };
     for opts in [&["-l"][..], &["-lc"], &["-c"]] {
         let mut args = opts.to_vec();
@@ -228,6 +230,7 @@ fn byte_count_honours_the_inherited_offset_and_leaves_stdin_at_eof() {
                     node: Node::Regular(data.clone()),
                     offset,
                 },
+                read_errors: Default::default(),
             };
             assert_same(
                 &outcome(first),
@@ -282,6 +285,7 @@ fn byte_count_of_a_pipe_uses_splice() {
             node: Node::Stream(data),
             offset: 0,
         },
+        read_errors: Default::default(),
     };
     assert_eq!(out.stdout, spec(&["-c"], Locale::C, &world, None).stdout);
 }
@@ -302,6 +306,7 @@ fn dev_null_missing_files_and_directories() {
             node: Node::Stream(Vec::new()),
             offset: 0,
         },
+        read_errors: Default::default(),
     };
     for args in [
         &["/dev/null"][..],
@@ -337,6 +342,7 @@ fn write_error_on_dev_full() {
     let world = World {
         files: [(b"a".to_vec(), Node::Regular(b"one two\n".to_vec()))].into(),
         stdin: Stdin::default(),
+        read_errors: Default::default(),
     };
     let full = dev_full();
     let out = wc()
@@ -396,6 +402,7 @@ fn closed_pipe_with_sigpipe_default_and_ignored() {
     let world = World {
         files: [(b"a".to_vec(), Node::Regular(b"one two\n".to_vec()))].into(),
         stdin: Stdin::default(),
+        read_errors: Default::default(),
     };
     let failure = Some(StdoutFailure {
         limit: 0,
@@ -465,6 +472,7 @@ fn a_file_truncated_under_a_mapping_is_not_a_crash() {
         &World {
             files: [(b"t".to_vec(), Node::Regular(data.clone()))].into(),
             stdin: Stdin::default(),
+            read_errors: Default::default(),
         },
         None,
     );
@@ -509,6 +517,7 @@ fn a_long_line_without_newline() {
     let world = World {
         files: [(b"long".to_vec(), Node::Regular(data))].into(),
         stdin: Stdin::default(),
+        read_errors: Default::default(),
     };
     for locale in [Locale::C, Locale::Utf8] {
         let out = wc()
@@ -542,6 +551,7 @@ fn byte_count_reads_files_whose_size_is_a_guess() {
         let world = World {
             files: [(path.as_bytes().to_vec(), Node::Regular(data))].into(),
             stdin: Stdin::default(),
+            read_errors: Default::default(),
         };
         let out = wc().args(["-c", path]).output().expect("run wc");
         assert_same(

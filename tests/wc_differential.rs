@@ -153,6 +153,10 @@ fn reproducers_replay_clean() {
                     node: samebytes_spec::world::Node::Directory,
                     offset: 0,
                 },
+                read_errors: samebytes_spec::world::ReadErrors {
+                    files: [(b"a".to_vec(), 3)].into(),
+                    stdin: Some(0),
+                },
             },
             read: Default::default(),
             write: Default::default(),

@@ -332,8 +332,8 @@ fn finish(kind: Kind, note: &Note<'_>, r: c_long) -> c_long {
     r
 }
 
-/// (device, inode) of an open descriptor.
-fn identity(fd: c_int) -> Option<(u64, u64)> {
+/// ((device, inode), size) of an open descriptor.
+fn identity(fd: c_int) -> Option<((u64, u64), u64)> {
     // SAFETY: fstat into a zeroed struct we own.
     unsafe {
         let mut st: libc::stat = std::mem::zeroed();
@@ -341,7 +341,7 @@ fn identity(fd: c_int) -> Option<(u64, u64)> {
             libc::SYS_fstat,
             &[fd as c_long, &mut st as *mut libc::stat as c_long],
         );
-        (r == 0).then_some((st.st_dev, st.st_ino))
+        (r == 0).then_some(((st.st_dev, st.st_ino), st.st_size as u64))
     }
 }
 
@@ -362,10 +362,11 @@ fn eio_distance(layer: &Layer, fd: c_int, offset: Option<u64>) -> Option<u64> {
     if layer.plan.input_eio.is_empty() {
         return None;
     }
-    let id = identity(fd)?;
+    let (id, size) = identity(fd)?;
     let rule = layer.plan.input_eio.iter().find(|e| (e.dev, e.ino) == id)?;
     let at = offset.or_else(|| current_offset(fd))?;
-    Some(rule.at.saturating_sub(at))
+    // At or past the end a read returns 0 without touching the bad region.
+    (at < size).then(|| rule.at.saturating_sub(at))
 }
 
 /// The output failure rule of `fd`, with its index.

@@ -452,6 +452,20 @@ fn byte_count(r: isize) -> io::Result<usize> {
     }
 }
 
+/// Can one byte be read from `fd` at `offset`?  Reads it with pread(2),
+/// which leaves the descriptor's offset alone, retrying EINTR.
+pub fn pread_probe(fd: RawFd, offset: u64) -> io::Result<usize> {
+    use std::os::unix::fs::FileExt;
+    let file = borrow_fd(fd);
+    let mut byte = [0u8; 1];
+    loop {
+        match file.read_at(&mut byte, offset) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            other => return other,
+        }
+    }
+}
+
 /// Is `fd` in non-blocking mode (O_NONBLOCK)?
 pub fn is_nonblocking(fd: RawFd) -> bool {
     // SAFETY: F_GETFL only reads the descriptor's status flags.

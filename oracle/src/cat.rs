@@ -80,6 +80,7 @@ impl CatCase {
                 e.uint(1);
                 e.bytes(name);
             }
+            CatStdout::Regular => e.uint(2),
         }
         codec::put_read_schedule(&mut e, &self.read);
         codec::put_write_schedule(&mut e, &self.write);
@@ -100,6 +101,7 @@ impl CatCase {
         let stdout = match d.uint()? {
             0 => CatStdout::Stream,
             1 => CatStdout::File(d.bytes()?),
+            2 => CatStdout::Regular,
             _ => return Err(codec::DecodeError),
         };
         let read = codec::get_read_schedule(&mut d)?;

@@ -179,6 +179,13 @@ pub fn put_world(e: &mut Encoder, world: &World) {
     }
     put_node(e, &world.stdin.node);
     e.uint(world.stdin.offset as u64);
+    e.uint(world.read_errors.files.len() as u64);
+    for (name, at) in &world.read_errors.files {
+        e.bytes(name);
+        e.uint(*at as u64);
+    }
+    // The stdin error point, plus one; 0 for none.
+    e.uint(world.read_errors.stdin.map_or(0, |at| at as u64 + 1));
 }
 
 pub fn get_world(d: &mut Decoder<'_>) -> Result<World, DecodeError> {
@@ -192,6 +199,12 @@ pub fn get_world(d: &mut Decoder<'_>) -> Result<World, DecodeError> {
     let node = get_node(d)?;
     let offset = d.usize()?;
     world.stdin = Stdin { node, offset };
+    for _ in 0..d.usize()? {
+        let name = d.bytes()?;
+        let at = d.usize()?;
+        world.read_errors.files.insert(name, at);
+    }
+    world.read_errors.stdin = d.usize()?.checked_sub(1);
     Ok(world)
 }
 

@@ -9,6 +9,7 @@
 //! - [`mismatch::Mismatch`]: a readable report with a one-line reproducer.
 //! - [`campaign`]: the time-boxed randomized campaign behind the CLI.
 
+pub mod binary;
 pub mod campaign;
 pub mod cat;
 pub mod codec;
@@ -17,6 +18,12 @@ pub mod mismatch;
 pub mod schedule;
 pub mod wc;
 pub mod yes;
+
+/// The fault layer's plan and counters format, shared by source with
+/// `samebytes-faultlayer` (whose interposed symbols must never be linked
+/// into this process).
+#[path = "../../faultlayer/src/plan.rs"]
+pub mod faultplan;
 
 /// Decode a reproducer (`wc:<hex>`, `cat:<hex>`, `yes:<hex>`, `grep:<hex>`, optionally with the
 /// command in front)

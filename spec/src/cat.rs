@@ -448,6 +448,10 @@ pub enum CatStdout {
     /// The regular file of this name in the world, opened for appending
     /// (`>` is a file that was empty).  Writes to it never fail.
     File(Vec<u8>),
+    /// A regular file that is none of the inputs.  Writes to it may fail;
+    /// a failure is a write error whichever kernel path met it (GNU's
+    /// `copy_cat` blames the input instead: docs/differences.md).
+    Regular,
 }
 
 /// Run cat on a command line against a world.
@@ -459,7 +463,7 @@ pub fn cat(
     stdout_failure: Option<StdoutFailure>,
 ) -> Outcome {
     let failure = match stdout {
-        CatStdout::Stream => stdout_failure,
+        CatStdout::Stream | CatStdout::Regular => stdout_failure,
         CatStdout::File(_) => None,
     };
     let program = &env.program;
@@ -538,6 +542,12 @@ pub fn cat(
                     for &b in &data {
                         formatter.push(b, &mut out.stdout);
                     }
+                }
+                // A plain copy writes every block it read before reading
+                // the next, so output that fails before the read error
+                // stops cat before that error is met.
+                if error.is_some() && opts.format.is_plain() && write_failed(&mut out) {
+                    return out;
                 }
                 if let Some(e) = error {
                     diagnose(&mut out, name, e.message());

@@ -67,6 +67,9 @@ pub enum Errno {
     NoSpace,
     BrokenPipe,
     NameTooLong,
+    FileTooBig,
+    QuotaExceeded,
+    BadDescriptor,
 }
 
 impl Errno {
@@ -79,6 +82,9 @@ impl Errno {
             Errno::NoSpace => "No space left on device",
             Errno::BrokenPipe => "Broken pipe",
             Errno::NameTooLong => "File name too long",
+            Errno::FileTooBig => "File too large",
+            Errno::QuotaExceeded => "Disk quota exceeded",
+            Errno::BadDescriptor => "Bad file descriptor",
         }
     }
 }

@@ -622,7 +622,8 @@ pub fn wc(
         match read {
             Err(e) => err(&mut out, format!("{}: {}", q(name), e.message())),
             Ok((data, read_error)) => {
-                let counts = count(&data, env);
+                let (counts, read_error) =
+                    counts_of_read(&opts.select, env, world, Some(name), &data, read_error);
                 emit(&mut out, &counts, Some(name));
                 total.add(&counts);
                 if let Some(e) = read_error {
@@ -637,7 +638,8 @@ pub fn wc(
     }
     if stdin_only {
         let (data, read_error) = reads.read_stdin();
-        let counts = count(&data, env);
+        let (counts, read_error) =
+            counts_of_read(&opts.select, env, world, None, &data, read_error);
         emit(&mut out, &counts, None);
         total.add(&counts);
         if let Some(e) = read_error {
@@ -664,6 +666,71 @@ pub fn wc(
         err(&mut out, "write error".to_string());
     }
     out
+}
+
+/// The block size of the model's file system (`st_blksize`).
+pub const BLOCK_SIZE: usize = 4096;
+
+/// The page size of the model's machine.
+pub const PAGE_SIZE: usize = 4096;
+
+/// The counts of one input from what reading it gave, and the error to
+/// report.  GNU counts the bytes of a regular file by its size when only
+/// bytes are wanted, and reads nothing (so meets no read error) unless the
+/// size is a multiple of the page size, as /proc files' sizes are: then
+/// it reads from one block before the end (`wc.c`, `count_bytes`).  This
+/// matters only when reading would fail.
+fn counts_of_read(
+    select: &Selection,
+    env: &WcEnv,
+    world: &World,
+    name: Option<&[u8]>,
+    data: &[u8],
+    read_error: Option<Errno>,
+) -> (Counts, Option<Errno>) {
+    let counts = count(data, env);
+    let bytes_only = (select.bytes || (select.chars && env.locale == Locale::C))
+        && !(select.chars && env.locale == Locale::Utf8)
+        && !select.lines
+        && !select.words
+        && !select.max_line_length;
+    let stdin = name.is_none_or(|n| n == b"-");
+    let (node, start, error_at) = if stdin {
+        (
+            &world.stdin.node,
+            world.stdin.offset,
+            world.read_errors.stdin,
+        )
+    } else {
+        let name = name.unwrap_or_default();
+        match world.lookup(name) {
+            Ok(node) => (node, 0, world.read_errors.files.get(name).copied()),
+            Err(_) => return (counts, read_error),
+        }
+    };
+    let (Node::Regular(file), Some(at), true, Some(Errno::Io)) =
+        (node, error_at, bytes_only, read_error)
+    else {
+        return (counts, read_error);
+    };
+    let size = file.len();
+    let (bytes, error) = if !size.is_multiple_of(PAGE_SIZE) {
+        (size.saturating_sub(start), None)
+    } else {
+        let high = size - size % (BLOCK_SIZE + 1);
+        let from = start.max(high);
+        (
+            (from - start) + at.min(size).saturating_sub(from),
+            read_error,
+        )
+    };
+    // In the C locale a character is a byte (`chars = bytes` in GNU).
+    let counts = Counts {
+        bytes: bytes as u64,
+        chars: if select.chars { bytes as u64 } else { 0 },
+        ..Counts::default()
+    };
+    (counts, error)
 }
 
 /// Split a `--files0-from` list: names end at NUL; a last name without a

@@ -39,6 +39,30 @@ impl Default for Stdin {
 pub struct World {
     pub files: BTreeMap<Vec<u8>, Node>,
     pub stdin: Stdin,
+    /// Regular files with an unreadable region: reading at or past the
+    /// byte offset fails with EIO, as a bad sector does.
+    pub read_errors: ReadErrors,
+}
+
+/// Where reads fail with EIO: per named regular file, and for a regular
+/// stdin, as an offset into the file's data.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadErrors {
+    pub files: BTreeMap<Vec<u8>, usize>,
+    pub stdin: Option<usize>,
+}
+
+/// The bytes of `data[from..]` a reader gets before a read error at `at`
+/// (if any) stops it, and that error.
+pub fn read_until_error(data: &[u8], from: usize, at: Option<usize>) -> (Vec<u8>, Option<Errno>) {
+    if from >= data.len() {
+        // At the end of the file a read returns 0 without touching it.
+        return (Vec::new(), None);
+    }
+    match at {
+        Some(at) if at < data.len() => (data[from..at.max(from)].to_vec(), Some(Errno::Io)),
+        _ => (data[from..].to_vec(), None),
+    }
 }
 
 /// What `stat` says about a name.
@@ -109,7 +133,12 @@ impl<'w> Reads<'w> {
         match self.world.lookup(name)? {
             Node::Unreadable => Err(Errno::Access),
             Node::Directory => Ok((Vec::new(), Some(Errno::IsDirectory))),
-            Node::Regular(d) | Node::Stream(d) => Ok((d.clone(), None)),
+            Node::Regular(d) => Ok(read_until_error(
+                d,
+                0,
+                self.world.read_errors.files.get(name).copied(),
+            )),
+            Node::Stream(d) => Ok((d.clone(), None)),
         }
     }
 
@@ -130,12 +159,12 @@ impl<'w> Reads<'w> {
             Node::Regular(d) if self.stdin_next.is_some() => {
                 let from = self.stdin_next.take().unwrap_or(0);
                 self.stdin_last_start = from;
-                (d.get(from..).unwrap_or_default().to_vec(), None)
+                read_until_error(d, from, self.world.read_errors.stdin)
             }
             Node::Regular(_) | Node::Stream(_) if consumed => (Vec::new(), None),
             Node::Regular(d) => {
                 self.stdin_last_start = s.offset;
-                (d.get(s.offset..).unwrap_or_default().to_vec(), None)
+                read_until_error(d, s.offset, self.world.read_errors.stdin)
             }
             Node::Stream(d) => (d.clone(), None),
             Node::Directory => (Vec::new(), Some(Errno::IsDirectory)),

@@ -398,7 +398,7 @@ impl Run<'_> {
         match (in_info.kind, out_info.kind) {
             (FileKind::Regular, FileKind::Regular) => {
                 paths.push("copy_file_range");
-                Ok(copy_file_ranges(in_fd, out_fd))
+                copy_file_ranges(in_fd, out_fd)
             }
             (FileKind::Fifo, _) | (_, FileKind::Fifo) => {
                 paths.push("splice");
@@ -563,21 +563,32 @@ impl Run<'_> {
 
 /// copy_file_range until EOF.  GNU's rules: a refusal, or nothing copied
 /// by the first call (a /proc file can claim EOF), means read/write
-/// instead; any other error is reported against the input.
-fn copy_file_ranges(in_fd: RawFd, out_fd: RawFd) -> Option<Copied> {
+/// instead.  Any other error is reported against the end that failed
+/// ([`copy_error_is_output`]); GNU blames the input for all of them.
+fn copy_file_ranges(in_fd: RawFd, out_fd: RawFd) -> Result<Option<Copied>, WriteFailed> {
     let mut copied_any = false;
     loop {
         match sys::copy_file_range(in_fd, out_fd, 1 << 30) {
-            Ok(0) => return copied_any.then_some(Copied::Done),
+            Ok(0) => return Ok(copied_any.then_some(Copied::Done)),
             Ok(_) => copied_any = true,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            // EFBIG too, as GNU does: write(2) then reports it as a
-            // write error.
-            Err(e) if sys::means_unsupported(&e) || e.raw_os_error() == Some(libc::EFBIG) => {
-                return None
-            }
-            Err(e) => return Some(Copied::ReadError(e)),
+            Err(e) if sys::means_unsupported(&e) => return Ok(None),
+            Err(e) if copy_error_is_output(&e, in_fd) => return Err(WriteFailed(e)),
+            Err(e) => return Ok(Some(Copied::ReadError(e))),
         }
+    }
+}
+
+/// Which end a copy_file_range error belongs to.  A full disk, a quota, a
+/// size limit or a broken pipe are the output's; for anything else (EIO)
+/// the input is asked for one byte where the copy stopped, without moving
+/// its offset: if it can give it, the output failed.
+fn copy_error_is_output(e: &io::Error, in_fd: RawFd) -> bool {
+    match e.raw_os_error() {
+        Some(libc::ENOSPC | libc::EDQUOT | libc::EFBIG | libc::EPIPE) => true,
+        _ => sys::lseek(in_fd, 0, sys::Whence::Cur)
+            .and_then(|at| sys::pread_probe(in_fd, at))
+            .is_ok(),
     }
 }
 

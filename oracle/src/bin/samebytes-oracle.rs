@@ -1,12 +1,92 @@
 //! `samebytes-oracle`: run a differential campaign, or replay a reproducer.
 //!
 //!     samebytes-oracle [campaign] [--seconds N] [--seed S]
+//!     samebytes-oracle campaign --binaries [--strict] [--seconds N] [--seed S]
 //!     samebytes-oracle replay 'wc:<hex>'
+//!     samebytes-oracle replay 'binary:wc:<seed>'
 
 use std::process::ExitCode;
 use std::time::Duration;
 
-const USAGE: &str = "usage: samebytes-oracle [campaign] [--seconds N] [--seed S]\n       samebytes-oracle replay REPRODUCER\n";
+const USAGE: &str = "usage: samebytes-oracle [campaign] [--binaries [--strict]] [--seconds N] [--seed S]\n       samebytes-oracle replay REPRODUCER\n";
+
+/// The binaries next to this program, built (by cargo, in this program's
+/// profile) if they are missing or stale.
+fn binaries() -> Result<samebytes_oracle::binary::Binaries, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let dir = exe.parent().ok_or("no folder")?;
+    let profile = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("release");
+    let target = dir.parent().ok_or("no target folder")?;
+    samebytes_oracle::binary::Binaries::build(target, profile)
+}
+
+fn replay_binary(spec: &str) -> ExitCode {
+    let parsed = spec.split_once(':').and_then(|(tool, seed)| {
+        Some((
+            samebytes_oracle::binary::Tool::from_name(tool)?,
+            seed.parse::<u64>().ok()?,
+        ))
+    });
+    let Some((tool, seed)) = parsed else {
+        eprintln!("samebytes-oracle: not a binary reproducer: binary:{spec}");
+        return ExitCode::from(2);
+    };
+    let bins = match binaries() {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("samebytes-oracle: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let case = samebytes_oracle::binary::generate(tool, seed);
+    println!("{case}");
+    match samebytes_oracle::binary::check(&case, &bins).1 {
+        Ok(()) => {
+            println!("replayed: spec and binary agree");
+            ExitCode::SUCCESS
+        }
+        Err(m) => {
+            println!("{m}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn binary_campaign(per_tool: Duration, seed: u64, strict: bool) -> ExitCode {
+    use samebytes_oracle::binary::{report, Tool};
+    let bins = match binaries() {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("samebytes-oracle: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut last = std::time::Instant::now();
+    let mut progress = |r: &report::ToolReport| {
+        if last.elapsed() >= Duration::from_secs(5) {
+            last = std::time::Instant::now();
+            eprintln!(
+                "  {}: {} cases, {} mismatches",
+                r.tool.name(),
+                r.cases,
+                r.mismatches.len()
+            );
+        }
+    };
+    let reports = report::campaign(&bins, &Tool::ALL, per_tool, seed, &mut progress);
+    print!("{}", report::render(&reports, per_tool, seed));
+    let unreached = reports
+        .iter()
+        .any(|r| !r.paths_not_taken().is_empty() || (strict && !r.unreached().is_empty()));
+    if reports.iter().any(|r| !r.mismatches.is_empty()) || unreached {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -15,6 +95,13 @@ fn main() -> ExitCode {
             eprint!("{USAGE}");
             return ExitCode::from(2);
         };
+        if let Some(spec) = repro
+            .rsplit(' ')
+            .next()
+            .and_then(|r| r.strip_prefix("binary:"))
+        {
+            return replay_binary(spec);
+        }
         return match samebytes_oracle::replay(repro) {
             Ok(Ok(())) => {
                 println!("replayed: spec and implementation agree");
@@ -35,8 +122,18 @@ fn main() -> ExitCode {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
+    let mut on_binaries = false;
+    let mut strict = false;
     let mut it = args.iter().skip_while(|a| *a == "campaign");
     while let Some(a) = it.next() {
+        if a == "--binaries" {
+            on_binaries = true;
+            continue;
+        }
+        if a == "--strict" {
+            strict = true;
+            continue;
+        }
         let value = it.next().and_then(|v| v.parse::<u64>().ok());
         match (a.as_str(), value) {
             ("--seconds", Some(v)) => seconds = v,
@@ -48,6 +145,9 @@ fn main() -> ExitCode {
         }
     }
     let per_tool = Duration::from_secs(seconds);
+    if on_binaries {
+        return binary_campaign(per_tool, seed, strict);
+    }
     let reports = samebytes_oracle::campaign::run(per_tool, seed);
     print!(
         "{}",

@@ -1,0 +1,139 @@
+//! The binary differential campaign: the built binaries, unmodified, run on
+//! real files, pipes and sockets under the fault layer
+//! (`samebytes-faultlayer`), compared with the spec on stdout, stderr and
+//! exit status.  The layer's counters say which kernel paths each case
+//! took and which faults those paths met; [`report`] tabulates them.
+
+pub mod case;
+pub mod report;
+pub mod run;
+
+use std::path::{Path, PathBuf};
+
+use samebytes_spec::cat::{CatEnv, CatStdout};
+use samebytes_spec::wc::WcEnv;
+use samebytes_spec::{Errno, Locale, Outcome, StdoutFailure};
+
+pub use case::{generate, BinaryCase, StdoutKind, Tool};
+
+use crate::faultplan::{Counts, OutputErrno};
+use crate::mismatch::{compare_outcomes, Mismatch};
+
+/// Where the binaries and the layer are: a cargo target folder's profile
+/// folder (`target/release`).
+#[derive(Clone, Debug)]
+pub struct Binaries {
+    pub dir: PathBuf,
+}
+
+impl Binaries {
+    pub fn tool(&self, tool: Tool) -> PathBuf {
+        self.dir.join(tool.name())
+    }
+
+    /// Any of the built binaries, by name (`yes`, `grep`, ...).
+    pub fn tool_named(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    pub fn layer(&self) -> PathBuf {
+        self.dir.join("libsamebytes_faultlayer.so")
+    }
+
+    /// Build the binaries and the layer with cargo in `profile` ("release"
+    /// or "debug") and return where they are.  `target` is the target
+    /// folder.
+    pub fn build(target: &Path, profile: &str) -> Result<Binaries, String> {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut cmd = std::process::Command::new(cargo);
+        cmd.args([
+            "build",
+            "--quiet",
+            "-p",
+            "samebytes",
+            "--bins",
+            "-p",
+            "samebytes-faultlayer",
+        ]);
+        if profile == "release" {
+            cmd.arg("--release");
+        }
+        let status = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
+        if !status.success() {
+            return Err("building the binaries and the fault layer failed".into());
+        }
+        let b = Binaries {
+            dir: target.join(profile),
+        };
+        for p in [b.tool(Tool::Wc), b.tool(Tool::Cat), b.layer()] {
+            if !p.exists() {
+                return Err(format!("{} was not built", p.display()));
+            }
+        }
+        Ok(b)
+    }
+}
+
+fn spec_errno(e: OutputErrno) -> Errno {
+    match e {
+        OutputErrno::NoSpace => Errno::NoSpace,
+        OutputErrno::FileTooBig => Errno::FileTooBig,
+        OutputErrno::QuotaExceeded => Errno::QuotaExceeded,
+        OutputErrno::BrokenPipe => Errno::BrokenPipe,
+        OutputErrno::Io => Errno::Io,
+    }
+}
+
+/// The spec's outcome for a case.
+pub fn expected(case: &BinaryCase) -> Outcome {
+    let locale = if case.utf8 { Locale::Utf8 } else { Locale::C };
+    let failure = case.faults.output_failure.map(|(after, e)| StdoutFailure {
+        limit: usize::try_from(after).unwrap_or(usize::MAX),
+        errno: spec_errno(e),
+    });
+    match case.tool {
+        Tool::Wc => {
+            samebytes_spec::wc::wc(&case.args, &WcEnv::new(locale, false), &case.world, failure)
+        }
+        Tool::Cat => {
+            let stdout = match case.stdout {
+                StdoutKind::File | StdoutKind::AppendFile => CatStdout::Regular,
+                _ => CatStdout::Stream,
+            };
+            samebytes_spec::cat::cat(
+                &case.args,
+                &CatEnv::new(locale, false),
+                &case.world,
+                &stdout,
+                failure,
+            )
+        }
+    }
+}
+
+/// Run one case and compare it with the spec.  Returns the layer's counts
+/// either way.
+pub fn check(case: &BinaryCase, bins: &Binaries) -> (Counts, Result<(), Box<Mismatch>>) {
+    let mut want = expected(case);
+    let got = run::run(case, &bins.tool(case.tool), &bins.layer());
+    let variant = format!(
+        "binary, stdout {:?}, faults {:?}{}",
+        case.stdout,
+        case.faults,
+        if got.hung { ", HUNG and killed" } else { "" }
+    );
+    let actual = Outcome {
+        stdout: got.stdout.clone().unwrap_or_default(),
+        stderr: got.stderr,
+        status: got.status,
+    };
+    if got.stdout.is_none() {
+        // /dev/null keeps nothing to compare.
+        want.stdout.clear();
+    }
+    let repro = || case.reproducer();
+    (
+        got.counts,
+        compare_outcomes(case.tool.name(), &variant, &want, &actual, &repro),
+    )
+}

@@ -1,0 +1,210 @@
+//! The binary campaign's loop and its report: per tool, the cases run and
+//! mismatches found, and a table of kernel path × fault kind giving how
+//! many cases took each path and how many of those met each fault.
+
+use std::time::{Duration, Instant};
+
+use super::{check, generate, Binaries, Tool};
+use crate::faultplan::{Counts, Kind, Outcome};
+use crate::mismatch::Mismatch;
+
+/// The fault kinds of the table's columns.
+pub const FAULTS: [Outcome; 5] = [
+    Outcome::Short,
+    Outcome::Eintr,
+    Outcome::Refused,
+    Outcome::Failed,
+    Outcome::Sigbus,
+];
+
+/// The paths each tool's binary takes, with the faults that apply to each:
+/// every one of these cells must be met by some case.
+pub fn applicable(tool: Tool) -> &'static [(Kind, &'static [Outcome])] {
+    use Outcome::*;
+    const DATA: &[Outcome] = &[Short, Eintr, Failed];
+    const COPY: &[Outcome] = &[Short, Eintr, Refused, Failed];
+    match tool {
+        Tool::Wc => &[
+            (Kind::Read, DATA),
+            (Kind::Pread, DATA),
+            (Kind::MmapFile, &[Refused, Sigbus]),
+            (Kind::Splice, &[Short, Eintr, Refused]),
+            (Kind::SetPipeSize, &[Refused]),
+            (Kind::Write, DATA),
+        ],
+        Tool::Cat => &[
+            (Kind::Read, DATA),
+            (Kind::Write, DATA),
+            (Kind::CopyFileRange, COPY),
+            (Kind::Splice, COPY),
+            (Kind::SetPipeSize, &[Refused]),
+        ],
+    }
+}
+
+/// One tool's share of a campaign.
+#[derive(Debug)]
+pub struct ToolReport {
+    pub tool: Tool,
+    pub cases: u64,
+    pub mismatches: Vec<Mismatch>,
+    /// Per applicable path: cases that took it, and per fault column how
+    /// many of those met it.
+    pub paths: Vec<(Kind, u64, [u64; FAULTS.len()])>,
+}
+
+impl ToolReport {
+    fn new(tool: Tool) -> ToolReport {
+        ToolReport {
+            tool,
+            cases: 0,
+            mismatches: Vec::new(),
+            paths: applicable(tool)
+                .iter()
+                .map(|(k, _)| (*k, 0, [0; FAULTS.len()]))
+                .collect(),
+        }
+    }
+
+    fn record(&mut self, counts: &Counts) {
+        for (kind, took, met) in &mut self.paths {
+            if counts.get(*kind, Outcome::Calls) == 0 {
+                continue;
+            }
+            *took += 1;
+            for (cell, fault) in met.iter_mut().zip(FAULTS) {
+                *cell += u64::from(counts.get(*kind, fault) > 0);
+            }
+        }
+    }
+
+    /// The paths no case took at all.
+    pub fn paths_not_taken(&self) -> Vec<&'static str> {
+        self.paths
+            .iter()
+            .filter(|(_, took, _)| *took == 0)
+            .map(|(k, _, _)| k.name())
+            .collect()
+    }
+
+    /// The applicable (path, fault) cells no case reached.
+    pub fn unreached(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for ((kind, faults), (_, took, met)) in applicable(self.tool).iter().zip(&self.paths) {
+            if *took == 0 {
+                out.push(format!(
+                    "{} {}: no case took it",
+                    self.tool.name(),
+                    kind.name()
+                ));
+                continue;
+            }
+            for fault in *faults {
+                let i = FAULTS.iter().position(|f| f == fault).expect("a column");
+                if met[i] == 0 {
+                    out.push(format!(
+                        "{} {} x {}: never met",
+                        self.tool.name(),
+                        kind.name(),
+                        fault.name()
+                    ));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Run each tool's cases for `per_tool`, from `seed`.  `progress` hears
+/// about every case as it finishes.
+pub fn campaign(
+    bins: &Binaries,
+    tools: &[Tool],
+    per_tool: Duration,
+    seed: u64,
+    progress: &mut dyn FnMut(&ToolReport),
+) -> Vec<ToolReport> {
+    let mut reports = Vec::new();
+    for &tool in tools {
+        let mut report = ToolReport::new(tool);
+        let deadline = Instant::now() + per_tool;
+        let mut i = 0u64;
+        while Instant::now() < deadline {
+            let case = generate(tool, seed.wrapping_mul(1_000_003).wrapping_add(i));
+            i += 1;
+            let (counts, result) = check(&case, bins);
+            report.cases += 1;
+            report.record(&counts);
+            if let Err(m) = result {
+                if report.mismatches.len() < 5 {
+                    report.mismatches.push(*m);
+                }
+            }
+            progress(&report);
+        }
+        reports.push(report);
+    }
+    reports
+}
+
+/// The reports as text: a summary row per tool, the path × fault tables,
+/// the unreached cells, then each mismatch in full.
+pub fn render(reports: &[ToolReport], per_tool: Duration, seed: u64) -> String {
+    let mut out = format!(
+        "samebytes binary campaign: release binaries under the fault layer, {}s per tool, seed {seed}\n\n",
+        per_tool.as_secs()
+    );
+    out.push_str(&format!(
+        "{:<6} {:>8} {:>11}\n",
+        "tool", "cases", "mismatches"
+    ));
+    for r in reports {
+        out.push_str(&format!(
+            "{:<6} {:>8} {:>11}\n",
+            r.tool.name(),
+            r.cases,
+            r.mismatches.len()
+        ));
+    }
+    for r in reports {
+        out.push_str(&format!(
+            "\n{}: cases that took each path, and how many of those met each fault\n",
+            r.tool.name()
+        ));
+        out.push_str(&format!("| {:<16} | {:>6} |", "path", "cases"));
+        for f in FAULTS {
+            out.push_str(&format!(" {:>7} |", f.name()));
+        }
+        out.push('\n');
+        out.push_str(&format!("|{}|{}|", "-".repeat(18), "-".repeat(8)));
+        for _ in FAULTS {
+            out.push_str(&format!("{}|", "-".repeat(9)));
+        }
+        out.push('\n');
+        for ((kind, faults), (_, took, met)) in applicable(r.tool).iter().zip(&r.paths) {
+            out.push_str(&format!("| {:<16} | {:>6} |", kind.name(), took));
+            for (f, n) in FAULTS.iter().zip(met) {
+                let cell = if faults.contains(f) {
+                    n.to_string()
+                } else {
+                    "n/a".into()
+                };
+                out.push_str(&format!(" {cell:>7} |"));
+            }
+            out.push('\n');
+        }
+    }
+    let unreached: Vec<String> = reports.iter().flat_map(ToolReport::unreached).collect();
+    if !unreached.is_empty() {
+        out.push_str("\nUnreached (paths not taken fail every campaign; cells not met fail a --strict one):\n");
+        for u in &unreached {
+            out.push_str(&format!("  {u}\n"));
+        }
+    }
+    for r in reports {
+        for m in &r.mismatches {
+            out.push_str(&format!("\n{m}"));
+        }
+    }
+    out
+}

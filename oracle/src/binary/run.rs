@@ -1,0 +1,278 @@
+//! Running one case: the world made real in a scratch folder, stdin and
+//! stdout connected as the case says, the binary started under the fault
+//! layer, and what it wrote collected.
+
+use std::ffi::OsStr;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use samebytes_spec::world::Node;
+
+use super::case::{BinaryCase, Rng, StdoutKind};
+use crate::faultplan::{Counts, InputEio, OutputFailure, Plan, COUNTS_FILE_LEN, ENV};
+
+/// What the binary did.
+pub struct Run {
+    /// `None` when stdout went to /dev/null.
+    pub stdout: Option<Vec<u8>>,
+    pub stderr: Vec<u8>,
+    /// The exit status, or 128 + the signal that killed it.
+    pub status: i32,
+    pub counts: Counts,
+    pub hung: bool,
+}
+
+/// A scratch folder, removed on drop.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new() -> Scratch {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("samebytes-bin-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create scratch folder");
+        Scratch(dir)
+    }
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Scratch::new()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn identity(path: &Path) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).expect("stat a file we made");
+    (m.dev(), m.ino())
+}
+
+/// Write `data` to `w` in pseudo-random chunks, pausing now and then, as a
+/// slow producer does; stop quietly when the reader has gone.
+fn feed(mut w: impl Write, data: Vec<u8>, seed: u64) {
+    let mut rng = Rng::new(seed);
+    let mut at = 0;
+    while at < data.len() {
+        let end = (at + 1 + rng.below(200_000) as usize).min(data.len());
+        if w.write_all(&data[at..end]).is_err() {
+            return;
+        }
+        at = end;
+        if rng.chance(1, 8) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
+/// Read everything from `r`, slowly if asked.
+fn drain(mut r: impl Read, slow: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match r.read(&mut buf) {
+            Ok(0) | Err(_) => return out,
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+        }
+        if slow {
+            std::thread::sleep(Duration::from_micros(300));
+        }
+    }
+}
+
+/// The longest a case may run before it counts as hung.
+const HANG_LIMIT: Duration = Duration::from_secs(60);
+
+/// Run `binary` on `case` with the fault layer at `layer`.
+pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
+    let scratch = Scratch::new();
+    let dir = &scratch.0;
+    let mut plan = Plan {
+        seed: case.seed,
+        short: case.faults.short,
+        eintr: case.faults.eintr,
+        refuse: case.faults.refuse,
+        pipe_size: case.faults.pipe_size,
+        mmap: case.faults.mmap,
+        counts: Some(dir.join(".counts").to_string_lossy().into_owned()),
+        ..Plan::default()
+    };
+    for (name, node) in &case.world.files {
+        let path = dir.join(OsStr::from_bytes(name));
+        match node {
+            Node::Regular(d) => std::fs::write(&path, d).expect("write file"),
+            Node::Directory => std::fs::create_dir(&path).expect("mkdir"),
+            Node::Stream(_) | Node::Unreadable => unreachable!("the generator makes neither"),
+        }
+        if let Some(&at) = case.world.read_errors.files.get(name) {
+            let (dev, ino) = identity(&path);
+            plan.input_eio.push(InputEio {
+                dev,
+                ino,
+                at: at as u64,
+            });
+        }
+    }
+    std::fs::write(dir.join(".counts"), vec![0u8; COUNTS_FILE_LEN]).expect("counts file");
+
+    let mut cmd = Command::new(binary);
+    cmd.arg0(case.tool.name())
+        .args(case.args.iter().map(|a| OsStr::from_bytes(a)))
+        .current_dir(dir)
+        .env_remove("LANG")
+        .env_remove("LC_CTYPE")
+        .env_remove("POSIXLY_CORRECT")
+        .env("LC_ALL", if case.utf8 { "C.UTF-8" } else { "C" })
+        .env("LD_PRELOAD", layer)
+        .stderr(Stdio::piped());
+    // SAFETY: between fork and exec only signal(2) runs, which is
+    // async-signal-safe.  With SIGPIPE ignored a broken pipe is the write
+    // error the spec models.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+
+    // Stdin.
+    let mut feeder = None;
+    match &case.world.stdin.node {
+        Node::Regular(d) => {
+            let path = dir.join(".stdin");
+            std::fs::write(&path, d).expect("write stdin");
+            if let Some(at) = case.world.read_errors.stdin {
+                let (dev, ino) = identity(&path);
+                plan.input_eio.push(InputEio {
+                    dev,
+                    ino,
+                    at: at as u64,
+                });
+            }
+            let mut f = std::fs::File::open(&path).expect("open stdin");
+            f.seek(SeekFrom::Start(case.world.stdin.offset as u64))
+                .expect("seek");
+            cmd.stdin(f);
+        }
+        Node::Stream(d) if case.stdin_socket => {
+            let (ours, theirs) = UnixStream::pair().expect("socketpair");
+            cmd.stdin(std::os::fd::OwnedFd::from(theirs));
+            let (data, seed) = (d.clone(), case.seed);
+            feeder = Some(std::thread::spawn(move || {
+                feed(&ours, data, seed);
+                let _ = ours.shutdown(std::net::Shutdown::Write);
+            }));
+        }
+        // The pipe's feeder starts once the child has.
+        Node::Stream(_) => {
+            cmd.stdin(Stdio::piped());
+        }
+        Node::Directory => {
+            cmd.stdin(std::fs::File::open(dir).expect("open folder"));
+        }
+        Node::Unreadable => unreachable!("stdin is never unreadable"),
+    }
+
+    // Stdout.
+    let out_path = dir.join(".stdout");
+    let mut out_reader: Option<Box<dyn Read + Send>> = None;
+    match case.stdout {
+        StdoutKind::DevNull => {
+            cmd.stdout(
+                std::fs::File::options()
+                    .write(true)
+                    .open("/dev/null")
+                    .expect("/dev/null"),
+            );
+        }
+        StdoutKind::Pipe | StdoutKind::SlowPipe => {
+            cmd.stdout(Stdio::piped());
+        }
+        StdoutKind::File => {
+            cmd.stdout(std::fs::File::create(&out_path).expect("create stdout"));
+        }
+        StdoutKind::AppendFile => {
+            cmd.stdout(
+                std::fs::File::options()
+                    .create(true)
+                    .append(true)
+                    .open(&out_path)
+                    .expect("open stdout"),
+            );
+        }
+        StdoutKind::Socket => {
+            let (ours, theirs) = UnixStream::pair().expect("socketpair");
+            cmd.stdout(std::os::fd::OwnedFd::from(theirs));
+            out_reader = Some(Box::new(ours));
+        }
+    }
+    if let Some((after, errno)) = case.faults.output_failure {
+        plan.output_failures.push(OutputFailure {
+            fd: 1,
+            after,
+            errno,
+        });
+    }
+    cmd.env(ENV, plan.render());
+
+    let mut child = cmd.spawn().expect("start the binary");
+    // The command holds our copies of the child's socket ends: drop them,
+    // or the readers never see the end of the child's output.
+    drop(cmd);
+    if let (Node::Stream(d), false) = (&case.world.stdin.node, case.stdin_socket) {
+        let stdin = child.stdin.take().expect("piped stdin");
+        let (data, seed) = (d.clone(), case.seed);
+        feeder = Some(std::thread::spawn(move || feed(stdin, data, seed)));
+    }
+    if let Some(out) = child.stdout.take() {
+        out_reader = Some(Box::new(out));
+    }
+    let slow = case.stdout == StdoutKind::SlowPipe;
+    let stdout_thread = out_reader.map(|r| std::thread::spawn(move || drain(r, slow)));
+    let stderr = child.stderr.take().expect("piped stderr");
+    let stderr_thread = std::thread::spawn(move || drain(stderr, false));
+
+    let deadline = Instant::now() + HANG_LIMIT;
+    let mut hung = false;
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if Instant::now() > deadline {
+            hung = true;
+            let _ = child.kill();
+            break child.wait().expect("wait");
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    if let Some(f) = feeder {
+        let _ = f.join();
+    }
+    let stdout = match (stdout_thread, case.stdout) {
+        (Some(t), _) => Some(t.join().expect("stdout reader")),
+        (None, StdoutKind::DevNull) => None,
+        (None, _) => Some(std::fs::read(&out_path).expect("read stdout file")),
+    };
+    let stderr = stderr_thread.join().expect("stderr reader");
+    let counts = Counts::from_bytes(&std::fs::read(dir.join(".counts")).unwrap_or_default());
+    Run {
+        stdout,
+        stderr,
+        status: status
+            .code()
+            .unwrap_or_else(|| 128 + status.signal().unwrap_or(0)),
+        counts,
+        hung,
+    }
+}
