@@ -173,24 +173,34 @@ fn reproducers_replay_clean() {
     }
 }
 
-/// The slice path really cuts large inputs in halves (and small ones not),
-/// so the differential runs above exercise the merge.
+/// The binary's path for large regular files (two threads of pread, cut
+/// after a newline) counts exactly what the spec counts, and small files
+/// are not cut.  The slice path no longer has a two-thread shape: only
+/// the shipped descriptor path does.
 #[test]
-fn slice_path_counts_large_inputs_in_halves() {
+fn regular_files_are_counted_in_halves_on_the_shipped_path() {
+    use samebytes::fdinput::FdInput;
     use samebytes::io::Opened;
     use samebytes::wc::{count_opened, WcConfig};
     let cfg = WcConfig {
         parallel_min: 48,
+        mmap_min: 0,
         ..WcConfig::default()
     };
     let plan = Plan::new(&all_selected(), Locale::Utf8, false);
     let mut buf = Vec::new();
-    let big = b"one two\nthree\n".repeat(8);
+    let big = "one two\nthr\u{e9}e \u{4e2d}\n".repeat(8).into_bytes();
     let small = b"one two\n".to_vec();
     let env = WcEnv::new(Locale::Utf8, false);
-    for (data, path) in [(&big, "slice, 2 threads"), (&small, "slice")] {
-        let counted = count_opened(Opened::Slice(data), &plan, &cfg, &mut buf);
+    let dir = std::env::temp_dir().join(format!("samebytes-wc-halves-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch");
+    for (data, path) in [(&big, "pread, 2 threads"), (&small, "mmap")] {
+        let file = dir.join("input");
+        std::fs::write(&file, data).expect("write input");
+        let fd = FdInput::open(file.to_str().expect("utf-8 path").as_bytes()).expect("open");
+        let counted = count_opened(Opened::Fd(fd), &plan, &cfg, &mut buf);
         assert_eq!(counted.path, path);
         assert_eq!(counted.counts, count(data, &env));
     }
+    let _ = std::fs::remove_dir_all(dir);
 }

@@ -86,7 +86,7 @@ impl Rng {
         Rng(seed)
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -98,7 +98,7 @@ impl Rng {
         if n == 0 {
             0
         } else {
-            self.next() % n
+            self.next_u64() % n
         }
     }
 
@@ -155,14 +155,14 @@ fn text(rng: &mut Rng, len: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(len + 16);
     let long_lines = rng.chance(1, 5);
     while out.len() < len {
-        let r = rng.next();
-        if long_lines && r % 7 == 0 {
+        let r = rng.next_u64();
+        if long_lines && r.is_multiple_of(7) {
             out.extend(std::iter::repeat_n(b'x', (r >> 8) as usize % 5000));
             continue;
         }
         let token = crate::wc::TOKENS[(r >> 16) as usize % crate::wc::TOKENS.len()];
         out.extend_from_slice(token);
-        if r % 3 == 0 {
+        if r.is_multiple_of(3) {
             out.extend_from_slice(b"lorem ipsum dolor\n");
         }
     }
