@@ -203,6 +203,12 @@ fn layer_intercepts_every_path_of_our_wc() {
         counts.get(Kind::Pread, Outcome::Failed) > 0,
         "and met the error"
     );
+    // The error is reported, not retried down the mapping path.
+    assert_eq!(
+        counts.get(Kind::MmapFile, Outcome::Calls),
+        0,
+        "retried by mapping"
+    );
     assert_eq!(status, 1, "{stderr}");
     assert!(stderr.ends_with("Input/output error\n"), "{stderr}");
     let data = std::fs::read(&file).expect("read back");
