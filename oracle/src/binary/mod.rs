@@ -52,6 +52,9 @@ impl Binaries {
             "-p",
             "samebytes",
             "--bins",
+            // `--bins` alone would filter the layer out too: it is a
+            // library (cdylib) with no binary target.
+            "--lib",
             "-p",
             "samebytes-faultlayer",
         ]);
