@@ -283,3 +283,140 @@ fn yes_goes_on_with_write_when_vmsplice_is_refused_midway() {
     assert!(counts.get(Kind::Vmsplice, Outcome::Refused) > 0);
     let _ = std::fs::remove_file(counts_path);
 }
+
+#[test]
+fn grep_binary_matches_spec_under_faults() {
+    let counts = campaign(Tool::Grep, 0x96e0_0000, 80);
+    for kind in [Kind::Read, Kind::MmapFile, Kind::Write] {
+        assert!(
+            counts.get(kind, Outcome::Calls) > 0,
+            "no {} call",
+            kind.name()
+        );
+    }
+    assert!(counts.get(Kind::Read, Outcome::Failed) > 0);
+    assert!(counts.get(Kind::MmapFile, Outcome::Sigbus) > 0);
+}
+
+#[test]
+fn yes_binary_matches_spec_under_faults() {
+    let counts = campaign(Tool::Yes, 0x7e50_0000, 60);
+    for kind in [Kind::Vmsplice, Kind::Write] {
+        assert!(
+            counts.get(kind, Outcome::Calls) > 0,
+            "no {} call",
+            kind.name()
+        );
+    }
+    assert!(counts.get(Kind::Vmsplice, Outcome::Refused) > 0);
+    assert!(
+        counts.get(Kind::Vmsplice, Outcome::Failed) + counts.get(Kind::Write, Outcome::Failed) > 0
+    );
+}
+
+/// The spec's model of a read error in grep, checked against GNU grep
+/// itself under the layer: the line the error cuts short is not searched,
+/// and a search that needed no more input (`-q`, `-l`, `-m`) never meets
+/// the error.  Ours is held to the same outcomes.
+#[test]
+fn grep_read_errors_follow_gnu() {
+    use samebytes_spec::grep::{grep as spec_grep, GrepEnv, GrepStdout};
+    use samebytes_spec::world::{Node, World};
+    let dir = std::env::temp_dir().join(format!("samebytes-grep-eio-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch");
+    let mut data = Vec::new();
+    for i in 0..5000 {
+        let mark = if [2, 900, 901, 3500].contains(&i) {
+            " x"
+        } else {
+            ""
+        };
+        data.extend_from_slice(format!("line {i} of the file{mark}\n").as_bytes());
+    }
+    let path = dir.join("f");
+    std::fs::write(&path, &data).expect("write");
+    let x_lines: Vec<usize> = (0..data.len()).filter(|&i| data[i] == b'x').collect();
+    let mut offsets = vec![0u64, 1, 5, 4095, 4096, 32767, 32768, 98304, 100_000];
+    for &x in &x_lines {
+        offsets.extend([
+            x as u64 - 3,
+            x as u64,
+            x as u64 + 1,
+            x as u64 + 2,
+            x as u64 + 40,
+        ]);
+    }
+    let arg_sets: &[&[&str]] = &[
+        &["x"],
+        &["-c", "x"],
+        &["-q", "x"],
+        &["-l", "x"],
+        &["-L", "x"],
+        &["-m1", "x"],
+        &["-m2", "-A3", "x"],
+        &["-m3", "-c", "x"],
+        &["-v", "-c", "x"],
+        &["-n", "-B1", "x"],
+    ];
+    let ours = binaries().tool(Tool::Grep);
+    let mut compared = 0;
+    for &at in &offsets {
+        let mut world = World::default();
+        world
+            .files
+            .insert(b"f".to_vec(), Node::Regular(data.clone()));
+        world.read_errors.files.insert(b"f".to_vec(), at as usize);
+        for args in arg_sets {
+            let mut argv: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
+            argv.push(b"f".to_vec());
+            let want = spec_grep(
+                &argv,
+                &GrepEnv::new(samebytes_spec::Locale::C),
+                &world,
+                &GrepStdout::Stream,
+                None,
+            );
+            for program in [Path::new("/usr/bin/grep"), ours.as_path()] {
+                let plan = Plan {
+                    seed: at,
+                    short: 20,
+                    input_eio: vec![eio_at(&path, at)],
+                    ..Plan::default()
+                };
+                let mut cmd = Command::new(program);
+                std::os::unix::process::CommandExt::arg0(&mut cmd, "grep");
+                let out = cmd
+                    .args(*args)
+                    .arg("f")
+                    .current_dir(&dir)
+                    .env("LD_PRELOAD", binaries().layer())
+                    .env(ENV, plan.render())
+                    .env("LC_ALL", "C")
+                    .output()
+                    .expect("run grep");
+                let got = (
+                    out.status.code(),
+                    String::from_utf8_lossy(&out.stderr).into_owned(),
+                    out.stdout,
+                );
+                let wanted = (
+                    Some(want.status),
+                    String::from_utf8_lossy(&want.stderr).into_owned(),
+                    want.stdout.clone(),
+                );
+                assert!(
+                    got == wanted,
+                    "{} {args:?} with EIO at {at}: status/stderr {:?} {:?}, spec {:?} {:?}",
+                    program.display(),
+                    got.0,
+                    got.1,
+                    wanted.0,
+                    wanted.1
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert_eq!(compared, offsets.len() * arg_sets.len() * 2);
+    let _ = std::fs::remove_dir_all(dir);
+}

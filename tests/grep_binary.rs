@@ -126,6 +126,9 @@ const ARG_SETS: &[&[&str]] = &[
     &["-i", "-w", "FOO"],
     &["-x", "-n", "foo bar"],
     &["-m3", "-A1", "e"],
+    // Before-context of the last line, which has no newline: the lines
+    // it reaches back to lie before the mapped path's tail.
+    &["-B2", "-n", "-b", "last"],
 ];
 
 /// Mapped windows from one byte up must find exactly what the spec finds,

@@ -22,7 +22,8 @@ proptest! {
     }
 }
 
-/// A case over one stdin stream.
+/// A case over one stdin: a stream, or with `whole_file` a regular file
+/// that the default schedule hands over in one read.
 fn stream_case(args: &[&[u8]], data: Vec<u8>, buffer: usize, whole_file: bool) -> GrepCase {
     GrepCase {
         args: args.iter().map(|a| a.to_vec()).collect(),
@@ -43,7 +44,6 @@ fn stream_case(args: &[&[u8]], data: Vec<u8>, buffer: usize, whole_file: bool) -
         read: Default::default(),
         write: Default::default(),
         buffer,
-        whole_file,
     }
 }
 

@@ -58,6 +58,15 @@ fn run_gnu(case: &GrepCase, dir: &Scratch) -> (Outcome, Option<Vec<u8>>) {
             None
         }
         GrepStdout::File(name) => Some(dir.path.join(OsStr::from_bytes(name))),
+        GrepStdout::DevNull => {
+            cmd.stdout(
+                OpenOptions::new()
+                    .write(true)
+                    .open("/dev/null")
+                    .expect("/dev/null"),
+            );
+            None
+        }
     };
     if let Some(p) = &out_path {
         let initial = match case.world.files.get(b"f".as_slice()) {
@@ -92,7 +101,7 @@ fn show(o: &Outcome) -> String {
 fn spec_view(case: &GrepCase) -> (Outcome, Option<Vec<u8>>) {
     let mut o = case.spec_outcome();
     match &case.stdout {
-        GrepStdout::Stream => (o, None),
+        GrepStdout::Stream | GrepStdout::DevNull => (o, None),
         GrepStdout::File(_) => {
             let mut file = match case.world.files.get(b"f".as_slice()) {
                 Some(Node::Regular(d)) => d.clone(),

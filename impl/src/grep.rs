@@ -61,8 +61,6 @@ impl Default for GrepConfig {
 
 /// An opened input.
 pub enum GrepInput {
-    /// The whole input at once (a mapped file, or a test's bytes).
-    Whole(Box<dyn AsRef<[u8]>>),
     /// A stream.  `may_block`: a read may wait, so output is flushed first.
     Reader {
         reader: Box<dyn Read>,
@@ -86,6 +84,9 @@ pub trait GrepSystem {
     fn open(&mut self, name: Option<&[u8]>) -> io::Result<GrepInput>;
     /// Is this named input the regular file stdout appends to?
     fn is_output_file(&mut self, name: &[u8]) -> bool;
+    /// Is stdout /dev/null?  GNU then reads each file only up to its first
+    /// selected line.
+    fn stdout_is_dev_null(&mut self) -> bool;
     /// Stdin has been searched: leave it `Some(n)` bytes after where this
     /// read of it started (`-m` was reached), or at its end, if it is a
     /// file that can seek.
@@ -611,11 +612,6 @@ impl Search<'_, '_> {
         let mut st = FileState::default();
         match input {
             GrepInput::Directory => Ok((st, Some(io::Error::from_raw_os_error(libc::EISDIR)))),
-            GrepInput::Whole(data) => {
-                let data = (*data).as_ref();
-                self.region(name, &mut st, data, 0, 0, data.len())?;
-                Ok((st, None))
-            }
             GrepInput::Reader { reader, may_block } => self
                 .stream(name, &mut st, reader, may_block, 0, cfg)
                 .map(|e| (st, e)),
@@ -755,13 +751,14 @@ impl Search<'_, '_> {
         // since, or everything from `pos` by read() if the file shrank.
         let now = file.info().map(|i| i.size).unwrap_or(0);
         if intact && now == size && pos < len {
-            let base = pos as u64;
-            if let Ok(tail) = crate::sys::MappedWindow::map(file.file(), start + base, len - pos) {
+            // The whole file again, not just the tail: before-context may
+            // reach back past `pos` (mapping is lazy; only what is touched
+            // is read).
+            if let Ok(tail) = crate::sys::MappedWindow::map(file.file(), start, len) {
                 let saved = (st.clone(), self.used, self.sink.buf.len());
                 self.sink.hold = true;
-                let searched = tail.with_bytes(0, |bytes| {
-                    self.region(name, st, bytes, base, 0, bytes.len())
-                });
+                let searched =
+                    tail.with_bytes(0, |bytes| self.region(name, st, bytes, 0, pos, len));
                 self.sink.hold = false;
                 match searched {
                     Some(r) => {
@@ -826,13 +823,25 @@ impl Search<'_, '_> {
             if !eof && !decided_early && !st.binary && seen < BINARY_PREFIX as u64 {
                 continue;
             }
-            let to = if eof { filled } else { complete };
+            let to = match (&error, eof) {
+                // A read error: the line it cut short is never searched
+                // (GNU's rule); in a binary input a NUL ends a line too.
+                (Some(_), _) if self.binary_rule_applies() => {
+                    let nul = memchr::memrchr(0, &buf[done_to..filled]).map(|p| done_to + p + 1);
+                    complete.max(nul.unwrap_or(0))
+                }
+                (Some(_), _) => complete,
+                (None, true) => filled,
+                (None, false) => complete,
+            };
             if to > done_to {
                 self.region(name, st, &buf[..filled], base, done_to, to)?;
                 done_to = to;
             }
             if eof || st.done {
-                return Ok(error);
+                // A search that needed no more input never meets a read
+                // error past its end: GNU would not have read that far.
+                return Ok(error.filter(|_| !st.done));
             }
             // Keep what the next region may need: the partial line and the
             // lines before-context may reach back to.
@@ -952,7 +961,7 @@ pub fn run(
             return 2;
         }
     };
-    let eff = opts.effective();
+    let eff = opts.effective(system.stdout_is_dev_null());
     if opts.max_count == Some(0) && eff.list != ListFiles::NonMatching {
         return 1;
     }
@@ -1119,7 +1128,6 @@ fn search_all(
 
 fn read_all(input: io::Result<GrepInput>) -> io::Result<Vec<u8>> {
     match input? {
-        GrepInput::Whole(d) => Ok((*d).as_ref().to_vec()),
         GrepInput::Reader { mut reader, .. } => {
             let mut v = Vec::new();
             reader.read_to_end(&mut v)?;
@@ -1149,6 +1157,7 @@ fn errno_of(e: &io::Error) -> Errno {
 /// The real system: files, stdin and stdout by descriptor.
 pub struct SystemGrep {
     stdout_info: Option<crate::sys::FileInfo>,
+    stdout_is_dev_null: bool,
     /// Regular files with at least this many bytes left are mapped.
     map_threshold: u64,
     /// Where the last read of stdin started, when stdin is a regular file.
@@ -1157,13 +1166,24 @@ pub struct SystemGrep {
 
 impl SystemGrep {
     pub fn new(cfg: &GrepConfig) -> SystemGrep {
-        let stdout_info = crate::sys::fstat(libc::STDOUT_FILENO).ok();
+        // A closed stdout is not the /dev/null Rust's start-up code put in
+        // its place.
+        let stdout_info = match crate::sys::stdout_was_closed() {
+            true => None,
+            false => crate::sys::fstat(libc::STDOUT_FILENO).ok(),
+        };
+        let dev_null = crate::sys::stat_path(b"/dev/null").ok();
+        let stdout_is_dev_null = match (&stdout_info, dev_null) {
+            (Some(out), Some(null)) => out.kind == crate::sys::FileKind::Other && out.id == null.id,
+            _ => false,
+        };
         if stdout_info.is_some_and(|i| i.kind == crate::sys::FileKind::Fifo) {
             // Room to write ahead of the reader: fewer wake-ups for both.
             crate::sys::grow_pipe(libc::STDOUT_FILENO, PIPE_SIZE);
         }
         SystemGrep {
             stdout_info,
+            stdout_is_dev_null,
             map_threshold: cfg.map_threshold,
             stdin_start: None,
         }
@@ -1251,6 +1271,10 @@ impl GrepSystem for SystemGrep {
             ),
             None => crate::sys::lseek(libc::STDIN_FILENO, 0, crate::sys::Whence::End),
         };
+    }
+
+    fn stdout_is_dev_null(&mut self) -> bool {
+        self.stdout_is_dev_null
     }
 
     fn is_output_file(&mut self, name: &[u8]) -> bool {

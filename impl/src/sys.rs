@@ -731,6 +731,8 @@ struct Guard {
     start: AtomicUsize,
     len: AtomicUsize,
     faulted: AtomicBool,
+    /// The armed window's `poisoned` flag.
+    poisoned: AtomicPtr<AtomicBool>,
 }
 
 #[allow(clippy::declare_interior_mutable_const)]
@@ -738,6 +740,7 @@ const IDLE_GUARD: Guard = Guard {
     start: AtomicUsize::new(0),
     len: AtomicUsize::new(0),
     faulted: AtomicBool::new(false),
+    poisoned: AtomicPtr::new(std::ptr::null_mut()),
 };
 static GUARDS: [Guard; GUARD_SLOTS] = [IDLE_GUARD; GUARD_SLOTS];
 static GUARD_INSTALLED: OnceLock<bool> = OnceLock::new();
@@ -754,6 +757,14 @@ extern "C" fn on_sigbus(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mu
         let page = page_size() as usize;
         let from = addr & !(page - 1);
         let end = start + len;
+        // Before the zero pages go in: any thread that reads them must then
+        // find the window poisoned.
+        let poisoned = guard.poisoned.load(Ordering::SeqCst);
+        if !poisoned.is_null() {
+            // SAFETY: the pointer is the armed window's own flag, set while
+            // that window is borrowed by `with_bytes`, which outlives this.
+            unsafe { (*poisoned).store(true, Ordering::SeqCst) };
+        }
         // SAFETY: [from, end) lies inside the window this process mapped and
         // is still mapped (the guard is armed only while the mapping lives);
         // MAP_FIXED replaces exactly those pages with zero-filled private
@@ -803,6 +814,10 @@ pub struct MappedWindow {
     map_len: usize,
     skip: usize,
     len: usize,
+    /// A fault replaced pages of this window with zeros: its bytes are no
+    /// longer the file's, whichever thread faulted, and every later
+    /// `with_bytes` on it fails.
+    poisoned: AtomicBool,
 }
 
 impl MappedWindow {
@@ -836,6 +851,7 @@ impl MappedWindow {
             map_len,
             skip,
             len,
+            poisoned: AtomicBool::new(false),
         })
     }
 
@@ -844,8 +860,15 @@ impl MappedWindow {
     /// under the window while `f` ran; whatever `f` computed is then
     /// meaningless and must be discarded.
     pub fn with_bytes<R>(&self, slot: usize, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+        if self.poisoned.load(Ordering::SeqCst) {
+            return None;
+        }
         let guard = &GUARDS[slot];
         guard.faulted.store(false, Ordering::SeqCst);
+        guard.poisoned.store(
+            &self.poisoned as *const AtomicBool as *mut AtomicBool,
+            Ordering::SeqCst,
+        );
         guard.start.store(self.ptr as usize, Ordering::SeqCst);
         guard.len.store(self.map_len, Ordering::SeqCst);
         // SAFETY: the mapping is live for `self`'s lifetime and at least
@@ -857,7 +880,11 @@ impl MappedWindow {
             unsafe { std::slice::from_raw_parts((self.ptr as *const u8).add(self.skip), self.len) };
         let r = f(bytes);
         guard.len.store(0, Ordering::SeqCst);
-        if guard.faulted.swap(false, Ordering::SeqCst) {
+        guard.poisoned.store(std::ptr::null_mut(), Ordering::SeqCst);
+        // Another thread's fault in this window may have put the zero
+        // pages `f` read: the window's flag says so, not our own guard.
+        let own = guard.faulted.swap(false, Ordering::SeqCst);
+        if own || self.poisoned.load(Ordering::SeqCst) {
             None
         } else {
             Some(r)
@@ -947,5 +974,40 @@ impl Drop for MappedWindow {
         unsafe {
             libc::munmap(self.ptr, self.map_len);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file cut short under a window: once any thread has faulted in it,
+    /// its bytes are zeros, not the file's, so every later read of the
+    /// window must fail too, on any slot.
+    #[test]
+    fn a_window_stays_poisoned_after_a_fault_on_another_slot() {
+        let path = std::env::temp_dir().join(format!("samebytes-poison-{}", std::process::id()));
+        std::fs::write(&path, vec![b'x'; 3 * 4096]).expect("write");
+        let file = File::open(&path).expect("open");
+        let window = MappedWindow::map(&file, 0, 3 * 4096).expect("map");
+        assert_eq!(
+            window.with_bytes(0, |b| b.iter().all(|&c| c == b'x')),
+            Some(true)
+        );
+        File::options()
+            .write(true)
+            .open(&path)
+            .expect("open for writing")
+            .set_len(4096)
+            .expect("truncate");
+        // The first page is still there; the second faults.
+        assert_eq!(window.with_bytes(1, |b| b[2 * 4096]), None);
+        assert_eq!(
+            window.with_bytes(0, |b| b[2 * 4096]),
+            None,
+            "zeros passed for the file's bytes"
+        );
+        assert_eq!(window.with_bytes(0, |b| b[0]), None);
+        let _ = std::fs::remove_file(&path);
     }
 }

@@ -26,9 +26,6 @@ pub struct GrepCase {
     pub write: WriteSchedule,
     /// The stream buffer's starting capacity (the binary uses 256 KiB).
     pub buffer: usize,
-    /// Search regular files through a whole-file slice (as when mapped)
-    /// rather than the stream buffer.
-    pub whole_file: bool,
 }
 
 impl GrepCase {
@@ -68,7 +65,7 @@ impl GrepCase {
         let mut e = Encoder::default();
         e.uint(1);
         codec::put_args(&mut e, &self.args);
-        e.uint(u64::from(self.utf8) | (u64::from(self.whole_file) << 1));
+        e.uint(u64::from(self.utf8));
         codec::put_world(&mut e, &self.world);
         match &self.stdout {
             GrepStdout::Stream => e.uint(0),
@@ -76,6 +73,7 @@ impl GrepCase {
                 e.uint(1);
                 e.bytes(name);
             }
+            GrepStdout::DevNull => e.uint(2),
         }
         codec::put_read_schedule(&mut e, &self.read);
         codec::put_write_schedule(&mut e, &self.write);
@@ -95,6 +93,7 @@ impl GrepCase {
         let stdout = match d.uint()? {
             0 => GrepStdout::Stream,
             1 => GrepStdout::File(d.bytes()?),
+            2 => GrepStdout::DevNull,
             _ => return Err(codec::DecodeError),
         };
         let read = codec::get_read_schedule(&mut d)?;
@@ -106,7 +105,6 @@ impl GrepCase {
         Ok(GrepCase {
             args,
             utf8: flags & 1 != 0,
-            whole_file: flags & 2 != 0,
             world,
             stdout,
             read,
@@ -316,6 +314,8 @@ fn arbitrary_body(u: &mut Unstructured<'_>) -> arbitrary::Result<Body> {
     let f_is_regular = matches!(world.files.get(b"f".as_slice()), Some(Node::Regular(_)));
     let stdout = if u.ratio(1, 12)? && f_is_regular {
         GrepStdout::File(b"f".to_vec())
+    } else if u.ratio(1, 10)? {
+        GrepStdout::DevNull
     } else {
         GrepStdout::Stream
     };
@@ -383,7 +383,6 @@ impl<'a> Arbitrary<'a> for GrepCase {
             read: u.arbitrary()?,
             write: u.arbitrary()?,
             buffer: arbitrary_buffer(u)?,
-            whole_file: u.arbitrary()?,
         })
     }
 }
@@ -391,22 +390,19 @@ impl<'a> Arbitrary<'a> for GrepCase {
 /// proptest strategy: the body from the fuzz generator over proptest's
 /// bytes, schedules and sizes from their own strategies.
 pub fn grep_case() -> impl Strategy<Value = GrepCase> {
-    (schedule::case_parts(), any::<bool>()).prop_map(
-        |((seed, read, write, buffer, _), whole_file)| {
-            let (args, utf8, world, stdout) =
-                arbitrary_body(&mut Unstructured::new(&seed)).unwrap_or_default();
-            GrepCase {
-                args,
-                utf8,
-                world,
-                stdout,
-                read,
-                write,
-                buffer,
-                whole_file,
-            }
-        },
-    )
+    schedule::case_parts().prop_map(|(seed, read, write, buffer, _)| {
+        let (args, utf8, world, stdout) =
+            arbitrary_body(&mut Unstructured::new(&seed)).unwrap_or_default();
+        GrepCase {
+            args,
+            utf8,
+            world,
+            stdout,
+            read,
+            write,
+            buffer,
+        }
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -457,7 +453,6 @@ impl GrepSystem for ModelGrep<'_> {
         Ok(match node {
             Node::Unreadable => return Err(io::Error::from_raw_os_error(libc::EACCES)),
             Node::Directory => GrepInput::Directory,
-            Node::Regular(d) if self.case.whole_file => GrepInput::Whole(Box::new(d)),
             Node::Regular(d) => GrepInput::Reader {
                 reader: Box::new(ChunkedReader::new(Cursor::new(d), self.case.read.clone())),
                 may_block: false,
@@ -471,6 +466,10 @@ impl GrepSystem for ModelGrep<'_> {
 
     fn is_output_file(&mut self, name: &[u8]) -> bool {
         matches!(&self.case.stdout, GrepStdout::File(f) if f == name)
+    }
+
+    fn stdout_is_dev_null(&mut self) -> bool {
+        self.case.stdout == GrepStdout::DevNull
     }
 
     fn stdin_done(&mut self, resume_at: Option<u64>) {
@@ -515,7 +514,7 @@ pub fn run_impl(case: &GrepCase) -> Outcome {
 pub fn check_grep(case: &GrepCase) -> Result<(), Box<Mismatch>> {
     let expected = case.spec_outcome();
     let actual = run_impl(case);
-    let variant = format!("buffer {} whole_file {}", case.buffer, case.whole_file);
+    let variant = format!("buffer {}", case.buffer);
     compare_outcomes("grep", &variant, &expected, &actual, &|| case.reproducer())
 }
 

@@ -1,14 +1,14 @@
 //! `samebytes-oracle`: run a differential campaign, or replay a reproducer.
 //!
 //!     samebytes-oracle [campaign] [--seconds N] [--seed S]
-//!     samebytes-oracle campaign --binaries [--strict] [--seconds N] [--seed S]
+//!     samebytes-oracle campaign --binaries [--strict] [--tool T]... [--seconds N] [--seed S]
 //!     samebytes-oracle replay 'wc:<hex>'
-//!     samebytes-oracle replay 'binary:wc:<seed>'
+//!     samebytes-oracle replay 'binary:wc:<seed>' [--world DIR]
 
 use std::process::ExitCode;
 use std::time::Duration;
 
-const USAGE: &str = "usage: samebytes-oracle [campaign] [--binaries [--strict]] [--seconds N] [--seed S]\n       samebytes-oracle replay REPRODUCER\n";
+const USAGE: &str = "usage: samebytes-oracle [campaign] [--binaries [--strict] [--tool wc|cat|grep|yes]...] [--seconds N] [--seed S]\n       samebytes-oracle replay REPRODUCER [--world DIR]\n";
 
 /// The binaries next to this program, built (by cargo, in this program's
 /// profile) if they are missing or stale.
@@ -23,7 +23,32 @@ fn binaries() -> Result<samebytes_oracle::binary::Binaries, String> {
     samebytes_oracle::binary::Binaries::build(target, profile)
 }
 
-fn replay_binary(spec: &str) -> ExitCode {
+/// `--world DIR`: make the case's files in DIR (stdin as `.stdin`) and
+/// say how to run a binary there under the same plan.
+fn write_world(case: &samebytes_oracle::binary::BinaryCase, dir: &str) -> Result<(), String> {
+    use samebytes_oracle::faultplan::Plan;
+    let dir = std::path::Path::new(dir);
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let plan = Plan {
+        seed: case.seed,
+        short: case.faults.short,
+        eintr: case.faults.eintr,
+        refuse: case.faults.refuse,
+        pipe_size: case.faults.pipe_size,
+        mmap: case.faults.mmap,
+        input_eio: samebytes_oracle::binary::run::materialize(case, dir),
+        ..Plan::default()
+    };
+    println!(
+        "world written to {}; run a binary there under the case's plan (stdout failure not included) with\n  {}='{}' LD_PRELOAD=<layer> ...",
+        dir.display(),
+        samebytes_oracle::faultplan::ENV,
+        plan.render()
+    );
+    Ok(())
+}
+
+fn replay_binary(spec: &str, world: Option<&str>) -> ExitCode {
     let parsed = spec.split_once(':').and_then(|(tool, seed)| {
         Some((
             samebytes_oracle::binary::Tool::from_name(tool)?,
@@ -43,6 +68,12 @@ fn replay_binary(spec: &str) -> ExitCode {
     };
     let case = samebytes_oracle::binary::generate(tool, seed);
     println!("{case}");
+    if let Some(dir) = world {
+        if let Err(e) = write_world(&case, dir) {
+            eprintln!("samebytes-oracle: {e}");
+            return ExitCode::from(2);
+        }
+    }
     match samebytes_oracle::binary::check(&case, &bins).1 {
         Ok(()) => {
             println!("replayed: spec and binary agree");
@@ -55,8 +86,13 @@ fn replay_binary(spec: &str) -> ExitCode {
     }
 }
 
-fn binary_campaign(per_tool: Duration, seed: u64, strict: bool) -> ExitCode {
-    use samebytes_oracle::binary::{report, Tool};
+fn binary_campaign(
+    tools: &[samebytes_oracle::binary::Tool],
+    per_tool: Duration,
+    seed: u64,
+    strict: bool,
+) -> ExitCode {
+    use samebytes_oracle::binary::report;
     let bins = match binaries() {
         Ok(b) => b,
         Err(e) => {
@@ -76,7 +112,7 @@ fn binary_campaign(per_tool: Duration, seed: u64, strict: bool) -> ExitCode {
             );
         }
     };
-    let reports = report::campaign(&bins, &Tool::ALL, per_tool, seed, &mut progress);
+    let reports = report::campaign(&bins, tools, per_tool, seed, &mut progress);
     print!("{}", report::render(&reports, per_tool, seed));
     let unreached = reports
         .iter()
@@ -100,7 +136,15 @@ fn main() -> ExitCode {
             .next()
             .and_then(|r| r.strip_prefix("binary:"))
         {
-            return replay_binary(spec);
+            let world = match (args.get(2).map(String::as_str), args.get(3)) {
+                (Some("--world"), Some(dir)) => Some(dir.as_str()),
+                (None, _) => None,
+                _ => {
+                    eprint!("{USAGE}");
+                    return ExitCode::from(2);
+                }
+            };
+            return replay_binary(spec, world);
         }
         return match samebytes_oracle::replay(repro) {
             Ok(Ok(())) => {
@@ -124,6 +168,7 @@ fn main() -> ExitCode {
         .unwrap_or(0);
     let mut on_binaries = false;
     let mut strict = false;
+    let mut tools = Vec::new();
     let mut it = args.iter().skip_while(|a| *a == "campaign");
     while let Some(a) = it.next() {
         if a == "--binaries" {
@@ -132,6 +177,19 @@ fn main() -> ExitCode {
         }
         if a == "--strict" {
             strict = true;
+            continue;
+        }
+        if a == "--tool" {
+            match it
+                .next()
+                .and_then(|t| samebytes_oracle::binary::Tool::from_name(t))
+            {
+                Some(t) => tools.push(t),
+                None => {
+                    eprint!("{USAGE}");
+                    return ExitCode::from(2);
+                }
+            }
             continue;
         }
         let value = it.next().and_then(|v| v.parse::<u64>().ok());
@@ -146,7 +204,10 @@ fn main() -> ExitCode {
     }
     let per_tool = Duration::from_secs(seconds);
     if on_binaries {
-        return binary_campaign(per_tool, seed, strict);
+        if tools.is_empty() {
+            tools = samebytes_oracle::binary::Tool::ALL.to_vec();
+        }
+        return binary_campaign(&tools, per_tool, seed, strict);
     }
     let reports = samebytes_oracle::campaign::run(per_tool, seed);
     print!(

@@ -11,7 +11,9 @@ pub mod run;
 use std::path::{Path, PathBuf};
 
 use samebytes_spec::cat::{CatEnv, CatStdout};
+use samebytes_spec::grep::{GrepEnv, GrepStdout};
 use samebytes_spec::wc::WcEnv;
+use samebytes_spec::yes::YesEnv;
 use samebytes_spec::{Errno, Locale, Outcome, StdoutFailure};
 
 pub use case::{generate, BinaryCase, StdoutKind, Tool};
@@ -68,7 +70,8 @@ impl Binaries {
         let b = Binaries {
             dir: target.join(profile),
         };
-        for p in [b.tool(Tool::Wc), b.tool(Tool::Cat), b.layer()] {
+        let tools = Tool::ALL.map(|t| b.tool(t));
+        for p in tools.iter().chain([&b.layer()]) {
             if !p.exists() {
                 return Err(format!("{} was not built", p.display()));
             }
@@ -90,11 +93,18 @@ fn spec_errno(e: OutputErrno) -> Errno {
 /// The spec's outcome for a case.
 pub fn expected(case: &BinaryCase) -> Outcome {
     let locale = if case.utf8 { Locale::Utf8 } else { Locale::C };
-    let failure = case.faults.output_failure.map(|(after, e)| StdoutFailure {
-        limit: usize::try_from(after).unwrap_or(usize::MAX),
-        errno: spec_errno(e),
-    });
-    match case.tool {
+    let failure = match (case.faults.output_failure, case.reader_stops_after) {
+        (Some((after, e)), _) => Some(StdoutFailure {
+            limit: usize::try_from(after).unwrap_or(usize::MAX),
+            errno: spec_errno(e),
+        }),
+        (None, Some(after)) => Some(StdoutFailure {
+            limit: usize::try_from(after).unwrap_or(usize::MAX),
+            errno: Errno::BrokenPipe,
+        }),
+        (None, None) => None,
+    };
+    let outcome = match case.tool {
         Tool::Wc => {
             samebytes_spec::wc::wc(&case.args, &WcEnv::new(locale, false), &case.world, failure)
         }
@@ -111,7 +121,53 @@ pub fn expected(case: &BinaryCase) -> Outcome {
                 failure,
             )
         }
+        Tool::Grep => {
+            // stdout is never one of the world's files.
+            let stdout = match case.stdout {
+                StdoutKind::DevNull => GrepStdout::DevNull,
+                _ => GrepStdout::Stream,
+            };
+            samebytes_spec::grep::grep(
+                &case.args,
+                &GrepEnv::new(locale),
+                &case.world,
+                &stdout,
+                failure,
+            )
+        }
+        Tool::Yes => {
+            let failure = failure.expect("yes cases always end by a stdout failure");
+            samebytes_spec::yes::yes(&case.args, &YesEnv::new(false), failure)
+        }
+    };
+    if case.sigpipe_default {
+        killed_by_sigpipe(case.tool, outcome)
+    } else {
+        outcome
     }
+}
+
+/// With SIGPIPE at its default action, the write that would fail with
+/// EPIPE kills the process instead: no message for it, and the status of
+/// a death by SIGPIPE.  Every tool's message for that failure is its last
+/// line on stderr, and names no other error than EPIPE (the generator puts
+/// EPIPE only on pipes and sockets).
+fn killed_by_sigpipe(tool: Tool, mut outcome: Outcome) -> Outcome {
+    let program = tool.name();
+    let messages = [
+        format!("{program}: write error: Broken pipe\n"),
+        // wc names no reason.
+        format!("{program}: write error\n"),
+        format!("{program}: standard output: Broken pipe\n"),
+    ];
+    for m in messages {
+        if outcome.stderr.ends_with(m.as_bytes()) {
+            outcome.stderr.truncate(outcome.stderr.len() - m.len());
+            outcome.status = 128 + libc::SIGPIPE;
+            break;
+        }
+    }
+    outcome
 }
 
 /// Run one case and compare it with the spec.  Returns the layer's counts
@@ -120,9 +176,15 @@ pub fn check(case: &BinaryCase, bins: &Binaries) -> (Counts, Result<(), Box<Mism
     let mut want = expected(case);
     let got = run::run(case, &bins.tool(case.tool), &bins.layer());
     let variant = format!(
-        "binary, stdout {:?}, faults {:?}{}",
+        "binary, stdout {:?}, faults {:?}, SIGPIPE {}, env {:?}{}",
         case.stdout,
         case.faults,
+        if case.sigpipe_default {
+            "default"
+        } else {
+            "ignored"
+        },
+        case.env,
         if got.hung { ", HUNG and killed" } else { "" }
     );
     let actual = Outcome {

@@ -39,6 +39,17 @@ pub fn applicable(tool: Tool) -> &'static [(Kind, &'static [Outcome])] {
             (Kind::Splice, COPY),
             (Kind::SetPipeSize, &[Refused]),
         ],
+        Tool::Grep => &[
+            (Kind::Read, DATA),
+            (Kind::MmapFile, &[Refused, Sigbus]),
+            (Kind::SetPipeSize, &[Refused]),
+            (Kind::Write, DATA),
+        ],
+        Tool::Yes => &[
+            (Kind::Vmsplice, &[Short, Eintr, Refused, Failed]),
+            (Kind::SetPipeSize, &[Refused]),
+            (Kind::Write, DATA),
+        ],
     }
 }
 

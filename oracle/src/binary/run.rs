@@ -76,12 +76,18 @@ fn feed(mut w: impl Write, data: Vec<u8>, seed: u64) {
     }
 }
 
-/// Read everything from `r`, slowly if asked.
-fn drain(mut r: impl Read, slow: bool) -> Vec<u8> {
+/// Read everything from `r`, slowly if asked, or only its first `limit`
+/// bytes, and then close it.
+fn drain(mut r: impl Read, slow: bool, limit: Option<u64>) -> Vec<u8> {
     let mut out = Vec::new();
     let mut buf = vec![0u8; 64 * 1024];
     loop {
-        match r.read(&mut buf) {
+        let left = limit.map_or(buf.len() as u64, |l| l - out.len() as u64);
+        if left == 0 {
+            return out;
+        }
+        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        match r.read(&mut buf[..want]) {
             Ok(0) | Err(_) => return out,
             Ok(n) => out.extend_from_slice(&buf[..n]),
         }
@@ -89,6 +95,37 @@ fn drain(mut r: impl Read, slow: bool) -> Vec<u8> {
             std::thread::sleep(Duration::from_micros(300));
         }
     }
+}
+
+/// Make the case's files, and a regular stdin as `.stdin`, in `dir`;
+/// return the EIO points of those that have one.
+pub fn materialize(case: &BinaryCase, dir: &Path) -> Vec<InputEio> {
+    let mut eio = Vec::new();
+    let mut fail_at = |path: &Path, at: Option<usize>| {
+        if let Some(at) = at {
+            let (dev, ino) = identity(path);
+            eio.push(InputEio {
+                dev,
+                ino,
+                at: at as u64,
+            });
+        }
+    };
+    for (name, node) in &case.world.files {
+        let path = dir.join(OsStr::from_bytes(name));
+        match node {
+            Node::Regular(d) => std::fs::write(&path, d).expect("write file"),
+            Node::Directory => std::fs::create_dir(&path).expect("mkdir"),
+            Node::Stream(_) | Node::Unreadable => unreachable!("the generator makes neither"),
+        }
+        fail_at(&path, case.world.read_errors.files.get(name).copied());
+    }
+    if let Node::Regular(d) = &case.world.stdin.node {
+        let path = dir.join(".stdin");
+        std::fs::write(&path, d).expect("write stdin");
+        fail_at(&path, case.world.read_errors.stdin);
+    }
+    eio
 }
 
 /// The longest a case may run before it counts as hung.
@@ -108,22 +145,7 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
         counts: Some(dir.join(".counts").to_string_lossy().into_owned()),
         ..Plan::default()
     };
-    for (name, node) in &case.world.files {
-        let path = dir.join(OsStr::from_bytes(name));
-        match node {
-            Node::Regular(d) => std::fs::write(&path, d).expect("write file"),
-            Node::Directory => std::fs::create_dir(&path).expect("mkdir"),
-            Node::Stream(_) | Node::Unreadable => unreachable!("the generator makes neither"),
-        }
-        if let Some(&at) = case.world.read_errors.files.get(name) {
-            let (dev, ino) = identity(&path);
-            plan.input_eio.push(InputEio {
-                dev,
-                ino,
-                at: at as u64,
-            });
-        }
-    }
+    plan.input_eio = materialize(case, dir);
     std::fs::write(dir.join(".counts"), vec![0u8; COUNTS_FILE_LEN]).expect("counts file");
 
     let mut cmd = Command::new(binary);
@@ -136,12 +158,21 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
         .env("LC_ALL", if case.utf8 { "C.UTF-8" } else { "C" })
         .env("LD_PRELOAD", layer)
         .stderr(Stdio::piped());
+    for (name, value) in &case.env {
+        cmd.env(name, value);
+    }
+    // With SIGPIPE ignored a broken pipe is the write error the spec
+    // models; at its default it kills (see `expected`).
+    let sigpipe = if case.sigpipe_default {
+        libc::SIG_DFL
+    } else {
+        libc::SIG_IGN
+    };
     // SAFETY: between fork and exec only signal(2) runs, which is
-    // async-signal-safe.  With SIGPIPE ignored a broken pipe is the write
-    // error the spec models.
+    // async-signal-safe.
     unsafe {
-        cmd.pre_exec(|| {
-            libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+        cmd.pre_exec(move || {
+            libc::signal(libc::SIGPIPE, sigpipe);
             Ok(())
         });
     }
@@ -149,18 +180,8 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
     // Stdin.
     let mut feeder = None;
     match &case.world.stdin.node {
-        Node::Regular(d) => {
-            let path = dir.join(".stdin");
-            std::fs::write(&path, d).expect("write stdin");
-            if let Some(at) = case.world.read_errors.stdin {
-                let (dev, ino) = identity(&path);
-                plan.input_eio.push(InputEio {
-                    dev,
-                    ino,
-                    at: at as u64,
-                });
-            }
-            let mut f = std::fs::File::open(&path).expect("open stdin");
+        Node::Regular(_) => {
+            let mut f = std::fs::File::open(dir.join(".stdin")).expect("open stdin");
             f.seek(SeekFrom::Start(case.world.stdin.offset as u64))
                 .expect("seek");
             cmd.stdin(f);
@@ -239,9 +260,10 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
         out_reader = Some(Box::new(out));
     }
     let slow = case.stdout == StdoutKind::SlowPipe;
-    let stdout_thread = out_reader.map(|r| std::thread::spawn(move || drain(r, slow)));
+    let limit = case.reader_stops_after;
+    let stdout_thread = out_reader.map(|r| std::thread::spawn(move || drain(r, slow, limit)));
     let stderr = child.stderr.take().expect("piped stderr");
-    let stderr_thread = std::thread::spawn(move || drain(stderr, false));
+    let stderr_thread = std::thread::spawn(move || drain(stderr, false, None));
 
     let deadline = Instant::now() + HANG_LIMIT;
     let mut hung = false;

@@ -36,7 +36,10 @@
 //!   not valid UTF-8 is not printed; the rest of the line's matches are
 //!   dropped, and the file ends with the same message.
 //! - Errors: a file that cannot be read gets `grep: NAME: reason` (not with
-//!   `-s`) and status 2 at the end, unless `-q` found a line.  A write
+//!   `-s`) and status 2 at the end, unless `-q` found a line.  A read error
+//!   partway through ends the input after its last whole line: the line it
+//!   cut short is not searched.  A search that needed no more input before
+//!   that point (see `FileResult::ended_early`) never meets the error.  A write
 //!   error ends grep at once: `grep: write error: reason`, status 2.
 //!   Diagnostics written before the failing write stay.
 
@@ -135,8 +138,12 @@ pub struct GrepOptions {
 
 impl GrepOptions {
     /// The settings GNU derives from the options (`main` after getopt).
-    pub fn effective(&self) -> Effective {
-        let quiet = self.quiet;
+    /// Output to /dev/null counts as `-q` for each file, without `-q`'s
+    /// exit at the first match: nothing can be seen, so GNU reads no
+    /// further than a file's first selected line, and says nothing about
+    /// binary files.
+    pub fn effective(&self, dev_null_output: bool) -> Effective {
+        let quiet = self.quiet || dev_null_output;
         let list = if quiet { ListFiles::None } else { self.list };
         let done_on_match = quiet || list != ListFiles::None;
         let count = self.count && !done_on_match;
@@ -780,6 +787,8 @@ pub enum GrepStdout {
     Stream,
     /// The regular file of this name in the world (opened for appending).
     File(Vec<u8>),
+    /// /dev/null (see [`GrepOptions::effective`]).
+    DevNull,
 }
 
 /// The first 32 KiB: a NUL there makes the whole input binary.
@@ -844,6 +853,11 @@ struct FileResult {
     /// An encoding error kept a line from being printed, or a line was
     /// selected in the binary part.
     binary_matched: bool,
+    /// The search needed no more input: `-l -L -q` (or /dev/null, or a
+    /// binary part) met a selected line, `-m` was reached and no context
+    /// was owed, or `--binary-files=without-match` met binary input.  GNU
+    /// reads no further, so a read error after this point is never seen.
+    ended_early: bool,
 }
 
 impl Run<'_> {
@@ -915,12 +929,28 @@ impl Run<'_> {
         *lastout = Some(at);
     }
 
-    /// Search one input's bytes.
-    fn search(&mut self, name: &[u8], data: &[u8]) -> FileResult {
+    /// Search one input's bytes; `read_failed` says a read error ended
+    /// them.
+    fn search(&mut self, name: &[u8], data: &[u8], read_failed: bool) -> FileResult {
         let t = self.terminator;
         let eff = self.eff;
         let invert = self.opts.invert;
         let binary_at = binary_point(data, t, self.opts.binary_files);
+        // GNU searches whole lines only: the line a read error cut short
+        // is never searched.  In the binary region a NUL ends a line too.
+        let data = if read_failed {
+            let ends_line =
+                |(i, &b): (usize, &u8)| b == t || (b == 0 && binary_at.is_some_and(|p| i >= p));
+            let whole = data
+                .iter()
+                .enumerate()
+                .rposition(ends_line)
+                .map_or(0, |i| i + 1);
+            &data[..whole]
+        } else {
+            data
+        };
+        let binary_at = binary_at.map(|p| p.min(data.len()));
         let (text, binary) = match binary_at {
             Some(p) if self.opts.binary_files == BinaryFiles::WithoutMatch => (&data[..p], None),
             Some(p) => (&data[..p], Some(&data[p..])),
@@ -1022,6 +1052,10 @@ impl Run<'_> {
             );
         }
         let mut binary_matched = encoding_error && self.opts.binary_files == BinaryFiles::Binary;
+        let without_match =
+            binary_at.is_some() && self.opts.binary_files == BinaryFiles::WithoutMatch;
+        let mut ended_early =
+            stopped || without_match || (selected >= limit && (pending == 0 || binary.is_some()));
         if let (Some(region), false) = (binary, stopped || selected >= limit) {
             // GNU stops owing context when the input turns binary.
             let before_binary = selected;
@@ -1038,16 +1072,19 @@ impl Run<'_> {
                     // GNU marks output as used even when it prints nothing.
                     self.used = true;
                     if !eff.count {
+                        ended_early = true;
                         break;
                     }
                 }
             }
+            ended_early |= selected >= limit;
             binary_matched |= selected > before_binary;
         }
         FileResult {
             selected,
             after_last_selected,
             binary_matched: binary_matched && !eff.out_quiet,
+            ended_early,
         }
     }
 }
@@ -1070,7 +1107,7 @@ pub fn grep(
     stdout_failure: Option<StdoutFailure>,
 ) -> Outcome {
     let failure = match stdout {
-        GrepStdout::Stream => stdout_failure,
+        GrepStdout::Stream | GrepStdout::DevNull => stdout_failure,
         GrepStdout::File(_) => None,
     };
     let program = env.program.as_str();
@@ -1134,7 +1171,7 @@ pub fn grep(
             return finish(out, 2, failure, program);
         }
     };
-    let eff = opts.effective();
+    let eff = opts.effective(*stdout == GrepStdout::DevNull);
     if opts.max_count == Some(0) && eff.list != ListFiles::NonMatching {
         return finish(out, 1, failure, program);
     }
@@ -1198,18 +1235,18 @@ pub fn grep(
             error_seen = true;
             continue;
         }
-        let (selected, binary_matched) = if opts.max_count == Some(0) {
-            (0, false)
+        let (selected, binary_matched, ended_early) = if opts.max_count == Some(0) {
+            (0, false, false)
         } else {
-            let r = run.search(&display, &data);
+            let r = run.search(&display, &data, read_error.is_some());
             if is_stdin && opts.max_count == Some(r.selected) {
                 // `-m` was reached: stdin, if a regular file, is left just
                 // after the last selected line, for whoever reads it next.
                 reads.reposition_stdin(r.after_last_selected);
             }
-            (r.selected, r.binary_matched)
+            (r.selected, r.binary_matched, r.ended_early)
         };
-        if let Some(e) = read_error {
+        if let (Some(e), false) = (read_error, ended_early) {
             file_error(&mut run, e.message());
             error_seen = true;
         }
