@@ -476,11 +476,14 @@ pub fn check_cat(case: &CatCase) -> Result<(), Box<Mismatch>> {
 }
 
 /// The fuzz target's body: any bytes, any case.
-pub fn fuzz_cat(data: &[u8]) {
+/// Returns whether `data` decoded to a case (an input that does not is
+/// rejected from the fuzz corpus, and fails the corpus replay).
+pub fn fuzz_cat(data: &[u8]) -> bool {
     let Ok(case) = CatCase::arbitrary(&mut Unstructured::new(data)) else {
-        return;
+        return false;
     };
     if let Err(m) = check_cat(&case) {
         panic!("{m}");
     }
+    true
 }

@@ -519,11 +519,14 @@ pub fn check_grep(case: &GrepCase) -> Result<(), Box<Mismatch>> {
 }
 
 /// The fuzz target's body.
-pub fn fuzz_grep(data: &[u8]) {
+/// Returns whether `data` decoded to a case (an input that does not is
+/// rejected from the fuzz corpus, and fails the corpus replay).
+pub fn fuzz_grep(data: &[u8]) -> bool {
     let Ok(case) = GrepCase::arbitrary(&mut Unstructured::new(data)) else {
-        return;
+        return false;
     };
     if let Err(m) = check_grep(&case) {
         panic!("{m}");
     }
+    true
 }

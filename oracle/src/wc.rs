@@ -563,11 +563,14 @@ pub fn check_wc(case: &WcCase) -> Result<(), Box<Mismatch>> {
 }
 
 /// The fuzz target's body: any bytes, any case.
-pub fn fuzz_wc(data: &[u8]) {
+/// Returns whether `data` decoded to a case (an input that does not is
+/// rejected from the fuzz corpus, and fails the corpus replay).
+pub fn fuzz_wc(data: &[u8]) -> bool {
     let Ok(case) = WcCase::arbitrary(&mut Unstructured::new(data)) else {
-        return;
+        return false;
     };
     if let Err(m) = check_wc(&case) {
         panic!("{m}");
     }
+    true
 }

@@ -360,11 +360,14 @@ pub fn check_yes(case: &YesCase) -> Result<(), Box<Mismatch>> {
 }
 
 /// The fuzz target's body: any bytes, any case.
-pub fn fuzz_yes(data: &[u8]) {
+/// Returns whether `data` decoded to a case (an input that does not is
+/// rejected from the fuzz corpus, and fails the corpus replay).
+pub fn fuzz_yes(data: &[u8]) -> bool {
     let Ok(case) = YesCase::arbitrary(&mut Unstructured::new(data)) else {
-        return;
+        return false;
     };
     if let Err(m) = check_yes(&case) {
         panic!("{m}");
     }
+    true
 }
