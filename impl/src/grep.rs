@@ -1055,8 +1055,10 @@ fn search_all(
             continue;
         }
         let (st, read_error) = if opts.max_count == Some(0) {
-            let error = matches!(input, GrepInput::Directory)
-                .then(|| io::Error::from_raw_os_error(libc::EISDIR));
+            // GNU reads until it holds a whole line before it finds it
+            // has nothing to do: only a failure before that shows.
+            let nul_ends_lines = search.binary_rule_applies();
+            let error = first_line_read_error(input, search.terminator, nul_ends_lines);
             (FileState::default(), error)
         } else {
             search.input(&display, input, cfg)?
@@ -1124,6 +1126,36 @@ fn search_all(
     } else {
         1
     })
+}
+
+/// With `-m0`, GNU still reads until it holds one whole line (a line ends
+/// at `terminator`, or with `nul_ends_lines` at a NUL too), and only then
+/// sees it has nothing to do: the error of a read before that, if any.
+fn first_line_read_error(
+    input: GrepInput,
+    terminator: u8,
+    nul_ends_lines: bool,
+) -> Option<io::Error> {
+    let mut reader: Box<dyn Read> = match input {
+        GrepInput::Directory => return Some(io::Error::from_raw_os_error(libc::EISDIR)),
+        GrepInput::Reader { reader, .. } => reader,
+        GrepInput::File { file, .. } => Box::new(file),
+    };
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match crate::io::read_retrying(&mut *reader, &mut buf) {
+            Ok(0) => return None,
+            Ok(n) => {
+                let got = &buf[..n];
+                if memchr::memchr(terminator, got).is_some()
+                    || (nul_ends_lines && memchr::memchr(0, got).is_some())
+                {
+                    return None;
+                }
+            }
+            Err(e) => return Some(e),
+        }
+    }
 }
 
 fn read_all(input: io::Result<GrepInput>) -> io::Result<Vec<u8>> {

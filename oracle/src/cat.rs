@@ -10,7 +10,7 @@
 //! sizes once more; the spec ignores them, as it must.
 
 use std::cell::Cell;
-use std::io::{self, Cursor, Write};
+use std::io::{self, Write};
 use std::os::fd::RawFd;
 use std::rc::Rc;
 
@@ -57,10 +57,24 @@ impl CatCase {
     /// stdout is a file has no write failure.
     fn write_schedule(&self) -> WriteSchedule {
         let mut w = self.write.clone();
-        if self.stdout != CatStdout::Stream {
+        if self.stdout != CatStdout::Stream || self.formatted_read_error() {
             w.failure = None;
         }
         w
+    }
+
+    /// Known gap (docs/differences.md): when formatted cat meets a read
+    /// error, whether a failing stdout stops it before the error is
+    /// diagnosed depends on how much output was still buffered, which the
+    /// spec does not model yet.  Such cases run without a stdout failure,
+    /// as in the binary campaign.
+    fn formatted_read_error(&self) -> bool {
+        let errors = &self.world.read_errors;
+        (errors.stdin.is_some() || !errors.files.is_empty())
+            && matches!(
+                samebytes_spec::cat::parse_args(&self.args, &self.env()),
+                samebytes_spec::cat::Invocation::Run(o) if !o.format.is_plain()
+            )
     }
 
     /// `samebytes-oracle replay cat:<hex>`.
@@ -246,6 +260,7 @@ fn arbitrary_body(u: &mut Unstructured<'_>) -> arbitrary::Result<Body> {
             _ => args.push(u.choose(BAD_OPTIONS)?.to_vec()),
         }
     }
+    schedule::arbitrary_read_error(u, &mut world)?;
     Ok((args, utf8, posixly_correct, world, stdout))
 }
 
@@ -317,7 +332,7 @@ impl ModelCat<'_> {
 impl CatSystem for ModelCat<'_> {
     fn open(&mut self, name: Option<&[u8]>) -> io::Result<CatInput> {
         self.last_opened = name.map(<[u8]>::to_vec);
-        let (node, may_block) = match name {
+        let (node, may_block, fail_at) = match name {
             Some(n) => {
                 let node = self.world.lookup(n).map_err(|e| {
                     os_error(match e {
@@ -327,32 +342,38 @@ impl CatSystem for ModelCat<'_> {
                 })?;
                 if matches!(self.stdout, CatStdout::File(f) if f.as_slice() == n) {
                     // Empty unless refused: see has_unread_bytes.
-                    (Node::Regular(Vec::new()), false)
+                    (Node::Regular(Vec::new()), false, None)
                 } else {
-                    (node.clone(), !matches!(node, Node::Regular(_)))
+                    let fail_at = self.world.read_errors.files.get(n).copied();
+                    (node.clone(), !matches!(node, Node::Regular(_)), fail_at)
                 }
             }
             None => {
                 let s = &self.world.stdin;
                 let consumed = std::mem::replace(&mut self.stdin_consumed, true);
-                let node = match (&s.node, consumed) {
-                    (Node::Regular(_), true) => Node::Regular(Vec::new()),
-                    (Node::Stream(_), true) => Node::Stream(Vec::new()),
-                    (Node::Regular(d), false) => {
-                        Node::Regular(d.get(s.offset..).unwrap_or_default().to_vec())
-                    }
-                    (other, _) => other.clone(),
+                let (node, fail_at) = match (&s.node, consumed) {
+                    (Node::Regular(_), true) => (Node::Regular(Vec::new()), None),
+                    (Node::Stream(_), true) => (Node::Stream(Vec::new()), None),
+                    (Node::Regular(d), false) => (
+                        Node::Regular(d.get(s.offset..).unwrap_or_default().to_vec()),
+                        self.world
+                            .read_errors
+                            .stdin
+                            .map(|at| at.saturating_sub(s.offset)),
+                    ),
+                    (other, _) => (other.clone(), None),
                 };
                 let may_block = !matches!(node, Node::Regular(_));
-                (node, may_block)
+                (node, may_block, fail_at)
             }
         };
         let reader: Box<dyn io::Read> = match node {
             Node::Unreadable => return Err(os_error(libc::EACCES)),
             Node::Directory => Box::new(FailingReader(libc::EISDIR)),
-            Node::Regular(d) | Node::Stream(d) => {
-                Box::new(ChunkedReader::new(Cursor::new(d), self.read.clone()))
-            }
+            Node::Regular(d) | Node::Stream(d) => Box::new(ChunkedReader::new(
+                schedule::failing_reader(&d, 0, fail_at),
+                self.read.clone(),
+            )),
         };
         Ok(CatInput::Reader { reader, may_block })
     }

@@ -360,6 +360,7 @@ fn arbitrary_body(u: &mut Unstructured<'_>) -> arbitrary::Result<Body> {
     for _ in 0..u.int_in_range(0..=3usize)? {
         args.push(u.choose(&names)?.clone());
     }
+    schedule::arbitrary_read_error(u, &mut world)?;
     Ok((args, utf8, world, stdout))
 }
 
@@ -421,32 +422,43 @@ struct ModelGrep<'w> {
 impl GrepSystem for ModelGrep<'_> {
     fn open(&mut self, name: Option<&[u8]>) -> io::Result<GrepInput> {
         let world = &self.case.world;
-        let node = match name {
-            Some(n) => world
-                .lookup(n)
-                .map_err(|e| {
-                    io::Error::from_raw_os_error(match e {
-                        Errno::NameTooLong => libc::ENAMETOOLONG,
-                        _ => libc::ENOENT,
-                    })
-                })?
-                .clone(),
+        // The node, and where in its bytes a read fails with EIO.
+        let (node, fail_at) = match name {
+            Some(n) => (
+                world
+                    .lookup(n)
+                    .map_err(|e| {
+                        io::Error::from_raw_os_error(match e {
+                            Errno::NameTooLong => libc::ENAMETOOLONG,
+                            _ => libc::ENOENT,
+                        })
+                    })?
+                    .clone(),
+                world.read_errors.files.get(n).copied(),
+            ),
             None => {
                 let s = &world.stdin;
                 let consumed = std::mem::replace(&mut self.stdin_consumed, true);
+                let fail_at = world.read_errors.stdin;
                 match (&s.node, consumed) {
                     (Node::Regular(d), _) if self.stdin_next.is_some() => {
                         let from = self.stdin_next.take().unwrap_or(0);
                         self.stdin_last_start = from;
-                        Node::Regular(d.get(from..).unwrap_or_default().to_vec())
+                        (
+                            Node::Regular(d.get(from..).unwrap_or_default().to_vec()),
+                            fail_at.map(|at| at.saturating_sub(from)),
+                        )
                     }
-                    (Node::Regular(_), true) => Node::Regular(Vec::new()),
-                    (Node::Stream(_), true) => Node::Stream(Vec::new()),
+                    (Node::Regular(_), true) => (Node::Regular(Vec::new()), None),
+                    (Node::Stream(_), true) => (Node::Stream(Vec::new()), None),
                     (Node::Regular(d), false) => {
                         self.stdin_last_start = s.offset;
-                        Node::Regular(d.get(s.offset..).unwrap_or_default().to_vec())
+                        (
+                            Node::Regular(d.get(s.offset..).unwrap_or_default().to_vec()),
+                            fail_at.map(|at| at.saturating_sub(s.offset)),
+                        )
                     }
-                    (other, _) => other.clone(),
+                    (other, _) => (other.clone(), None),
                 }
             }
         };
@@ -454,7 +466,10 @@ impl GrepSystem for ModelGrep<'_> {
             Node::Unreadable => return Err(io::Error::from_raw_os_error(libc::EACCES)),
             Node::Directory => GrepInput::Directory,
             Node::Regular(d) => GrepInput::Reader {
-                reader: Box::new(ChunkedReader::new(Cursor::new(d), self.case.read.clone())),
+                reader: Box::new(ChunkedReader::new(
+                    schedule::failing_reader(&d, 0, fail_at),
+                    self.case.read.clone(),
+                )),
                 may_block: false,
             },
             Node::Stream(d) => GrepInput::Reader {

@@ -11,6 +11,7 @@ use std::io::{self, Read, Write};
 
 use arbitrary::{Arbitrary, Unstructured};
 use proptest::prelude::*;
+use samebytes_spec::world::{Node, World};
 
 /// One step of a read schedule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,6 +127,17 @@ impl<'a> Arbitrary<'a> for ReadSchedule {
     }
 }
 
+/// Where a failing stdout stops taking bytes: mostly within the first
+/// write, but anywhere up to several MiB, past any buffer the tools use
+/// (a case's output may be shorter: then it never fails).
+fn failure_point(u: &mut Unstructured<'_>) -> arbitrary::Result<usize> {
+    Ok(match u.int_in_range(0..=3u8)? {
+        0 | 1 => u.int_in_range(0..=200usize)?,
+        2 => u.int_in_range(201..=70_000usize)?,
+        _ => u.int_in_range(70_001..=(8usize << 20))?,
+    })
+}
+
 impl<'a> Arbitrary<'a> for WriteSchedule {
     fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
         let n = u.int_in_range(0..=6usize)?;
@@ -142,7 +154,7 @@ impl<'a> Arbitrary<'a> for WriteSchedule {
         }
         let failure = if u.ratio(1, 4)? {
             Some(WriteFailure {
-                after: u.int_in_range(0..=200usize)?,
+                after: failure_point(u)?,
                 kind: if u.arbitrary()? {
                     WriteFailureKind::BrokenPipe
                 } else {
@@ -183,14 +195,18 @@ pub fn write_schedule() -> impl Strategy<Value = WriteSchedule> {
     ];
     let failure = prop::option::weighted(
         0.25,
-        (0..200usize, prop::bool::ANY).prop_map(|(after, pipe)| WriteFailure {
-            after,
-            kind: if pipe {
-                WriteFailureKind::BrokenPipe
-            } else {
-                WriteFailureKind::NoSpace
-            },
-        }),
+        (
+            prop_oneof![2 => 0..=200usize, 1 => 201..=70_000usize, 1 => 70_001..=(8usize << 20)],
+            prop::bool::ANY,
+        )
+            .prop_map(|(after, pipe)| WriteFailure {
+                after,
+                kind: if pipe {
+                    WriteFailureKind::BrokenPipe
+                } else {
+                    WriteFailureKind::NoSpace
+                },
+            }),
     );
     (prop::collection::vec(step, 0..6), failure).prop_map(|(mut steps, failure)| {
         if !steps.is_empty() && steps.iter().all(|s| *s == WriteStep::Interrupted) {
@@ -212,6 +228,69 @@ pub fn case_parts() -> impl Strategy<Value = (Vec<u8>, ReadSchedule, WriteSchedu
         sizes.clone(),
         sizes,
     )
+}
+
+// ---------------------------------------------------------------------------
+// Read errors in a world.
+
+/// Maybe give one regular input of `world` (a named file or stdin) an EIO
+/// point, somewhere in its bytes.  Called last by each generator, so inputs
+/// decoded before read errors existed keep their meaning.
+pub fn arbitrary_read_error(u: &mut Unstructured<'_>, world: &mut World) -> arbitrary::Result<()> {
+    if !u.ratio(1, 5)? {
+        return Ok(());
+    }
+    let mut candidates: Vec<(Option<Vec<u8>>, usize, usize)> = world
+        .files
+        .iter()
+        .filter_map(|(name, node)| match node {
+            Node::Regular(d) if !d.is_empty() => Some((Some(name.clone()), 0, d.len())),
+            _ => None,
+        })
+        .collect();
+    if let Node::Regular(d) = &world.stdin.node {
+        if d.len() > world.stdin.offset {
+            candidates.push((None, world.stdin.offset, d.len()));
+        }
+    }
+    if candidates.is_empty() {
+        return Ok(());
+    }
+    let (name, from, len) = u.choose(&candidates)?.clone();
+    let at = u.int_in_range(from..=len - 1)?;
+    match name {
+        Some(n) => {
+            world.read_errors.files.insert(n, at);
+        }
+        None => world.read_errors.stdin = Some(at),
+    }
+    Ok(())
+}
+
+/// The bytes of a regular input from `from` on, as a reader that fails
+/// with EIO at the world's error point `fail_at` (an absolute offset), and
+/// at every read after it, as a bad block does.
+pub fn failing_reader(data: &[u8], from: usize, fail_at: Option<usize>) -> FailingAt {
+    let end = fail_at.map_or(data.len(), |at| at.clamp(from, data.len()));
+    FailingAt {
+        data: io::Cursor::new(data.get(from..end).unwrap_or_default().to_vec()),
+        fails: fail_at.is_some_and(|at| at < data.len()),
+    }
+}
+
+/// See [`failing_reader`].
+pub struct FailingAt {
+    data: io::Cursor<Vec<u8>>,
+    fails: bool,
+}
+
+impl Read for FailingAt {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.data.read(buf)? {
+            0 if self.fails && !buf.is_empty() => Err(io::Error::from_raw_os_error(libc::EIO)),
+            n => Ok(n),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------

@@ -7,7 +7,7 @@
 //! size and with the default.  Every run writes through the case's write
 //! schedule.
 
-use std::io::{self, BufRead, Cursor, Read};
+use std::io::{self, BufRead, Read};
 
 use arbitrary::{Arbitrary, Unstructured};
 use proptest::prelude::*;
@@ -295,6 +295,18 @@ fn arbitrary_body(
             args.push(b"LIST".to_vec());
         }
     }
+    // Not when only bytes are counted: the in-process paths (slice and
+    // reader) have no size shortcut, which decides whether a regular file
+    // is read at all; that runs only on a descriptor, where the binary
+    // campaign gives it read errors.
+    let locale = if utf8 { Locale::Utf8 } else { Locale::C };
+    let bytes_only = matches!(
+        samebytes_spec::wc::parse_args(&args, &WcEnv::new(locale, posixly_correct)),
+        samebytes_spec::wc::Invocation::Run(o) if o.select.bytes_only(locale)
+    );
+    if !bytes_only {
+        schedule::arbitrary_read_error(u, &mut world)?;
+    }
     Ok((args, utf8, posixly_correct, world))
 }
 
@@ -373,13 +385,15 @@ impl Read for FailingReader {
 }
 
 impl<'w> ModelInputs<'w> {
-    fn node(&mut self, name: Option<&[u8]>) -> io::Result<(Node, bool)> {
+    /// The node `name` names (stdin for `None`, from where it is now), and
+    /// where in its bytes a read fails with EIO.
+    fn node(&mut self, name: Option<&[u8]>) -> io::Result<(Node, Option<usize>)> {
         match name {
             Some(n) => self
                 .world
                 .lookup(n)
                 .cloned()
-                .map(|node| (node, false))
+                .map(|node| (node, self.world.read_errors.files.get(n).copied()))
                 .map_err(|e| {
                     os_error(match e {
                         samebytes_spec::Errno::NameTooLong => libc::ENAMETOOLONG,
@@ -388,16 +402,18 @@ impl<'w> ModelInputs<'w> {
                 }),
             None => {
                 let s = &self.world.stdin;
-                let node = match (&s.node, self.stdin_consumed) {
-                    (Node::Regular(_), true) => Node::Regular(Vec::new()),
-                    (Node::Stream(_), true) => Node::Stream(Vec::new()),
-                    (Node::Regular(d), false) => {
-                        Node::Regular(d.get(s.offset..).unwrap_or_default().to_vec())
-                    }
-                    (other, _) => other.clone(),
+                let fail_at = self.world.read_errors.stdin;
+                let (node, fail_at) = match (&s.node, self.stdin_consumed) {
+                    (Node::Regular(_), true) => (Node::Regular(Vec::new()), None),
+                    (Node::Stream(_), true) => (Node::Stream(Vec::new()), None),
+                    (Node::Regular(d), false) => (
+                        Node::Regular(d.get(s.offset..).unwrap_or_default().to_vec()),
+                        fail_at.map(|at| at.saturating_sub(s.offset)),
+                    ),
+                    (other, _) => (other.clone(), None),
                 };
                 self.stdin_consumed = true;
-                Ok((node, true))
+                Ok((node, fail_at))
             }
         }
     }
@@ -412,20 +428,20 @@ impl WcInputs for ModelInputs<'_> {
     }
 
     fn open(&mut self, name: Option<&[u8]>) -> io::Result<Opened<'_>> {
-        let (node, _) = self.node(name)?;
+        let (node, fail_at) = self.node(name)?;
         let data = match node {
             Node::Unreadable => return Err(os_error(libc::EACCES)),
             Node::Directory => return Ok(Opened::Reader(Box::new(FailingReader(libc::EISDIR)))),
             Node::Regular(d) | Node::Stream(d) => d,
         };
         Ok(Opened::Reader(Box::new(ChunkedReader::new(
-            Cursor::new(data),
+            schedule::failing_reader(&data, 0, fail_at),
             self.read.clone(),
         ))))
     }
 
     fn open_list(&mut self, name: Option<&[u8]>) -> io::Result<(Box<dyn BufRead>, bool)> {
-        let (node, _) = self.node(name)?;
+        let (node, fail_at) = self.node(name)?;
         let (data, regular) = match node {
             Node::Unreadable => return Err(os_error(libc::EACCES)),
             Node::Directory => {
@@ -438,7 +454,10 @@ impl WcInputs for ModelInputs<'_> {
             Node::Stream(d) => (d, false),
         };
         let small = regular && data.len() <= 10 * 1024 * 1024;
-        let reader = ChunkedReader::new(Cursor::new(data), self.read.clone());
+        let reader = ChunkedReader::new(
+            schedule::failing_reader(&data, 0, fail_at),
+            self.read.clone(),
+        );
         Ok((Box::new(io::BufReader::new(reader)), small))
     }
 }
@@ -456,10 +475,15 @@ impl WcInputs for SliceInputs<'_> {
     }
 
     fn open(&mut self, name: Option<&[u8]>) -> io::Result<Opened<'_>> {
-        let (node, _) = self.model.node(name)?;
+        let (node, fail_at) = self.model.node(name)?;
         match node {
             Node::Unreadable => Err(os_error(libc::EACCES)),
             Node::Directory => Ok(Opened::Reader(Box::new(FailingReader(libc::EISDIR)))),
+            // A mapped file with a bad block faults, and the binary reads it
+            // again with read(), which fails: the reader path.
+            Node::Regular(d) | Node::Stream(d) if fail_at.is_some() => Ok(Opened::Reader(
+                Box::new(schedule::failing_reader(&d, 0, fail_at)),
+            )),
             Node::Regular(d) | Node::Stream(d) => {
                 self.held.push(d);
                 Ok(Opened::Slice(self.held.last().expect("just pushed")))

@@ -61,6 +61,16 @@ pub struct Selection {
 }
 
 impl Selection {
+    /// Only bytes are wanted (in the C locale characters are bytes): GNU
+    /// then counts a regular file by its size.
+    pub fn bytes_only(&self, locale: Locale) -> bool {
+        (self.bytes || (self.chars && locale == Locale::C))
+            && !(self.chars && locale == Locale::Utf8)
+            && !self.lines
+            && !self.words
+            && !self.max_line_length
+    }
+
     pub fn count(&self) -> usize {
         [
             self.lines,
@@ -541,6 +551,18 @@ pub fn wc(
             let (bytes, read_error) = data;
             let known_up_front =
                 matches!(node, Node::Regular(_)) && bytes.len() <= 10 * 1024 * 1024;
+            if let (true, Some(_)) = (known_up_front, read_error) {
+                // GNU reads a small regular list whole, before counting
+                // anything, and gives up if it cannot.
+                err(
+                    &mut out,
+                    format!(
+                        "cannot read file names from {}",
+                        String::from_utf8_lossy(&quoteaf(f, env.locale))
+                    ),
+                );
+                return out;
+            }
             NameList {
                 names: split_nul_names(&bytes),
                 known_up_front,
@@ -689,11 +711,7 @@ fn counts_of_read(
     read_error: Option<Errno>,
 ) -> (Counts, Option<Errno>) {
     let counts = count(data, env);
-    let bytes_only = (select.bytes || (select.chars && env.locale == Locale::C))
-        && !(select.chars && env.locale == Locale::Utf8)
-        && !select.lines
-        && !select.words
-        && !select.max_line_length;
+    let bytes_only = select.bytes_only(env.locale);
     let stdin = name.is_none_or(|n| n == b"-");
     let (node, start, error_at) = if stdin {
         (

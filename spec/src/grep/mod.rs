@@ -1236,7 +1236,14 @@ pub fn grep(
             continue;
         }
         let (selected, binary_matched, ended_early) = if opts.max_count == Some(0) {
-            (0, false, false)
+            // GNU reads until it holds a whole line, then finds it has
+            // nothing to do: a read error shows only before that.  A NUL
+            // ends a line too where the binary rule applies.
+            let nul_ends = opts.binary_files != BinaryFiles::Text && cfg.terminator != 0;
+            let whole_line = data
+                .iter()
+                .any(|&b| b == cfg.terminator || (nul_ends && b == 0));
+            (0, false, whole_line)
         } else {
             let r = run.search(&display, &data, read_error.is_some());
             if is_stdin && opts.max_count == Some(r.selected) {
