@@ -422,3 +422,41 @@ fn grep_read_errors_follow_gnu() {
     assert_eq!(compared, offsets.len() * arg_sets.len() * 2);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// An inherited stdin is left where reading stopped, whichever path read
+/// it: wc's pread threads (which move no offset) seek it to the failed
+/// read, as a sequential read would have left it, and GNU's wc does.
+#[test]
+fn wc_leaves_stdin_where_its_pread_failed() {
+    use std::io::{Seek, SeekFrom};
+    let file = big_file("wc-stdin-offset", 9 << 20);
+    let at = 7 << 20;
+    for program in [
+        Path::new("/usr/bin/wc"),
+        binaries().tool(Tool::Wc).as_path(),
+    ] {
+        for start in [0u64, 1000] {
+            let mut stdin = std::fs::File::open(&file).expect("open");
+            stdin.seek(SeekFrom::Start(start)).expect("seek");
+            let ours = stdin.try_clone().expect("dup");
+            let plan = Plan {
+                seed: 9,
+                input_eio: vec![eio_at(&file, at)],
+                ..Plan::default()
+            };
+            let out = Command::new(program)
+                .arg("-l")
+                .stdin(stdin)
+                .env("LD_PRELOAD", binaries().layer())
+                .env(ENV, plan.render())
+                .env("LC_ALL", "C")
+                .output()
+                .expect("run wc");
+            assert_eq!(out.status.code(), Some(1), "{}", program.display());
+            let mut ours = ours;
+            let left = ours.stream_position().expect("offset");
+            assert_eq!(left, at, "{} from {start}", program.display());
+        }
+    }
+    let _ = std::fs::remove_file(file);
+}

@@ -1301,7 +1301,17 @@ impl GrepSystem for SystemGrep {
                 (start + r) as i64,
                 crate::sys::Whence::Set,
             ),
-            None => crate::sys::lseek(libc::STDIN_FILENO, 0, crate::sys::Whence::End),
+            // GNU seeks to the end only when it stopped before it (a file
+            // read to its end, or past it, stays put).
+            None => match crate::sys::fstat(libc::STDIN_FILENO) {
+                Ok(info)
+                    if crate::sys::lseek(libc::STDIN_FILENO, 0, crate::sys::Whence::Cur)
+                        .is_ok_and(|at| at < info.size) =>
+                {
+                    crate::sys::lseek(libc::STDIN_FILENO, 0, crate::sys::Whence::End)
+                }
+                _ => return,
+            },
         };
     }
 

@@ -10,6 +10,8 @@ pub enum Stream {
     Stdout,
     Stderr,
     Status,
+    /// Where an inherited regular stdin was left.
+    StdinOffset,
 }
 
 #[derive(Clone, Debug)]
@@ -98,9 +100,10 @@ impl fmt::Display for Mismatch {
             Stream::Stdout => "stdout",
             Stream::Stderr => "stderr",
             Stream::Status => "exit status",
+            Stream::StdinOffset => "stdin offset",
         };
         writeln!(f, "{} mismatch in {which} ({})", self.tool, self.variant)?;
-        if self.stream == Stream::Status
+        if matches!(self.stream, Stream::Status | Stream::StdinOffset)
             || (looks_textual(&self.expected) && looks_textual(&self.actual))
         {
             let expected = String::from_utf8_lossy(&self.expected);

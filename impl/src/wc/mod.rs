@@ -267,10 +267,13 @@ fn count_regular(
                 offset = info.size;
                 path = "pread, 2 threads";
             }
-            Halves::Failed(partial, e) => {
+            Halves::Failed(partial, e, at) => {
                 // The bytes before the error are counted, as a sequential
                 // read would have counted them, and the error is reported:
-                // never retried down another path.
+                // never retried down another path.  The descriptor is left
+                // where a sequential read would have failed (pread moves
+                // nothing), for whoever reads an inherited stdin next.
+                let _ = sys::lseek(raw, at as i64, Whence::Set);
                 return Some(Counted {
                     counts: partial.finish(),
                     error: Some(e),
@@ -335,8 +338,8 @@ enum Halves {
     /// Both halves were counted and merged.
     Counted(Counter),
     /// A read failed: the counts of everything before the failure point,
-    /// and the error.
-    Failed(Counter, io::Error),
+    /// the error, and the offset of the read that failed.
+    Failed(Counter, io::Error, u64),
     /// No place to cut was found, or the file shrank under us: count it
     /// sequentially from the start instead.
     NotSplit,
@@ -345,7 +348,8 @@ enum Halves {
 /// How feeding one half went.
 enum Fed {
     Done(Counter),
-    Failed(Counter, io::Error),
+    /// The counts before the failed read, its error and its offset.
+    Failed(Counter, io::Error, u64),
     /// The file ended before the half did.
     Shrank,
 }
@@ -367,10 +371,10 @@ fn count_in_halves(plan: &Plan, file: &std::fs::File, from: u64, to: u64) -> Hal
             .join()
             .unwrap_or_else(|p| std::panic::resume_unwind(p));
         match (earlier, later) {
-            (Fed::Failed(partial, e), _) => Halves::Failed(partial, e),
+            (Fed::Failed(partial, e, at), _) => Halves::Failed(partial, e, at),
             (Fed::Shrank, _) | (_, Fed::Shrank) => Halves::NotSplit,
             (Fed::Done(a), Fed::Done(b)) => Halves::Counted(a.merge(b)),
-            (Fed::Done(a), Fed::Failed(b, e)) => Halves::Failed(a.merge(b), e),
+            (Fed::Done(a), Fed::Failed(b, e, at)) => Halves::Failed(a.merge(b), e, at),
         }
     })
 }
@@ -399,7 +403,7 @@ fn feed_read_at(file: &std::fs::File, mut counter: Counter, from: u64, to: u64) 
         let want = (buf.len() as u64).min(to - offset) as usize;
         let n = match file.read_at(&mut buf[..want], offset) {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Fed::Failed(counter, e),
+            Err(e) => return Fed::Failed(counter, e, offset),
             Ok(0) => return Fed::Shrank,
             Ok(n) => n,
         };

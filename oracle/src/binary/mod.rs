@@ -5,6 +5,7 @@
 //! took and which faults those paths met; [`report`] tabulates them.
 
 pub mod case;
+pub mod offset;
 pub mod report;
 pub mod run;
 
@@ -197,8 +198,19 @@ pub fn check(case: &BinaryCase, bins: &Binaries) -> (Counts, Result<(), Box<Mism
         want.stdout.clear();
     }
     let repro = || case.reproducer();
-    (
-        got.counts,
-        compare_outcomes(case.tool.name(), &variant, &want, &actual, &repro),
-    )
+    let offsets = || {
+        let want = offset::expected_stdin_offset(case, &want)?;
+        let got = got.stdin_offset?;
+        Mismatch::compare(
+            case.tool.name(),
+            &variant,
+            crate::mismatch::Stream::StdinOffset,
+            want.to_string().as_bytes(),
+            got.to_string().as_bytes(),
+            &repro,
+        )
+    };
+    let result = compare_outcomes(case.tool.name(), &variant, &want, &actual, &repro)
+        .and_then(|()| offsets().map_or(Ok(()), |m| Err(Box::new(m))));
+    (got.counts, result)
 }

@@ -25,6 +25,8 @@ pub struct Run {
     pub status: i32,
     pub counts: Counts,
     pub hung: bool,
+    /// Where a regular stdin was left, if the binary exited (not killed).
+    pub stdin_offset: Option<u64>,
 }
 
 /// A scratch folder, removed on drop.
@@ -179,11 +181,15 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
 
     // Stdin.
     let mut feeder = None;
+    // Our own handle on a regular stdin's open file: its offset is the
+    // child's.
+    let mut stdin_file = None;
     match &case.world.stdin.node {
         Node::Regular(_) => {
             let mut f = std::fs::File::open(dir.join(".stdin")).expect("open stdin");
             f.seek(SeekFrom::Start(case.world.stdin.offset as u64))
                 .expect("seek");
+            stdin_file = Some(f.try_clone().expect("dup stdin"));
             cmd.stdin(f);
         }
         Node::Stream(d) if case.stdin_socket => {
@@ -288,7 +294,12 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
     };
     let stderr = stderr_thread.join().expect("stderr reader");
     let counts = Counts::from_bytes(&std::fs::read(dir.join(".counts")).unwrap_or_default());
+    let stdin_offset = match (stdin_file, status.code()) {
+        (Some(mut f), Some(_)) if !hung => f.stream_position().ok(),
+        _ => None,
+    };
     Run {
+        stdin_offset,
         stdout,
         stderr,
         status: status

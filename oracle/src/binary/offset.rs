@@ -1,0 +1,94 @@
+//! Where a run leaves an inherited regular stdin, as far as GNU's rules
+//! and the spec's outcome say.  A later reader of the same open file
+//! starts there (`(wc; cat) < f`), so it is output too.
+//!
+//! - A tool that never reads stdin leaves it where it was.
+//! - wc and cat read it to its end, or to the byte where a read failed
+//!   when the spec reports that failure (wc counting bytes of a regular
+//!   file by its size reads nothing, and seeks to the end).
+//! - grep seeks to the end when it is done with stdin, also after a read
+//!   error (`finalize_input`).
+//!
+//! Not said (`None`): a stdout that fails (cat and grep stop reading early,
+//! at a point the spec does not model), and grep with `-q`, `-l`, `-L`
+//! (GNU leaves stdin wherever reading stopped) or `-m` (it puts stdin back
+//! after the last selected line; the spec knows where, but does not say
+//! yet).
+
+use samebytes_spec::world::Node;
+use samebytes_spec::Outcome;
+
+use super::case::{BinaryCase, Tool};
+
+/// Does `operands` make the tool read stdin?
+fn names_stdin(operands: &[Vec<u8>]) -> bool {
+    operands.is_empty() || operands.iter().any(|o| o == b"-")
+}
+
+/// The offset the spec implies for `case`, whose outcome is `spec`.
+pub fn expected_stdin_offset(case: &BinaryCase, spec: &Outcome) -> Option<u64> {
+    let Node::Regular(data) = &case.world.stdin.node else {
+        return None;
+    };
+    if case.faults.output_failure.is_some() || case.reader_stops_after.is_some() {
+        return None;
+    }
+    let start = case.world.stdin.offset as u64;
+    let end = data.len().max(case.world.stdin.offset) as u64;
+    // Where reading stopped: the failed read's offset if the spec reports
+    // that failure for stdin, else the end.
+    let stopped = || {
+        // cat names stdin `-`, wc `'standard input'`.
+        let reported = spec.stderr.split(|&b| b == b'\n').any(|l| {
+            l.ends_with(b": -: Input/output error")
+                || l.ends_with(b": 'standard input': Input/output error")
+        });
+        match case.world.read_errors.stdin {
+            Some(at) if reported => at as u64,
+            _ => end,
+        }
+    };
+    match case.tool {
+        Tool::Yes => Some(start),
+        Tool::Wc => {
+            let env = samebytes_spec::wc::WcEnv::new(samebytes_spec::Locale::C, false);
+            match samebytes_spec::wc::parse_args(&case.args, &env) {
+                samebytes_spec::wc::Invocation::Run(o) => {
+                    let reads = match &o.files0_from {
+                        Some(f) => f == b"-",
+                        None => names_stdin(&o.operands),
+                    };
+                    Some(if reads { stopped() } else { start })
+                }
+                _ => Some(start),
+            }
+        }
+        Tool::Cat => {
+            let env = samebytes_spec::cat::CatEnv::new(samebytes_spec::Locale::C, false);
+            match samebytes_spec::cat::parse_args(&case.args, &env) {
+                samebytes_spec::cat::Invocation::Run(o) => Some(if names_stdin(&o.operands) {
+                    stopped()
+                } else {
+                    start
+                }),
+                _ => Some(start),
+            }
+        }
+        Tool::Grep => {
+            let env = samebytes_spec::grep::GrepEnv::new(samebytes_spec::Locale::C);
+            match samebytes_spec::grep::parse_args(&case.args, &env) {
+                samebytes_spec::grep::Invocation::Run(o) => {
+                    let unsaid = o.quiet
+                        || o.list != samebytes_spec::grep::ListFiles::None
+                        || o.max_count.is_some();
+                    match (unsaid, names_stdin(&o.operands)) {
+                        (true, _) => None,
+                        (false, true) => Some(end),
+                        (false, false) => Some(start),
+                    }
+                }
+                _ => Some(start),
+            }
+        }
+    }
+}
