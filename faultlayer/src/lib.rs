@@ -571,7 +571,17 @@ unsafe fn handle_write(kind: Kind, fd: c_int, buf: *const c_void, len: usize) ->
 /// Copy at most `MAX_IOV` iovecs, trimmed to `len` bytes in all.
 const MAX_IOV: usize = 64;
 
-fn trim_iov(iov: &[iovec], len: usize, out: &mut [iovec; MAX_IOV]) -> usize {
+/// Make the system call `call(vector, count)` with `iov` trimmed to `len`
+/// bytes (prefixes of the caller's buffers, at most `MAX_IOV` of them).
+fn with_trimmed_iov(
+    iov: &[iovec],
+    len: usize,
+    call: impl FnOnce(*const iovec, usize) -> c_long,
+) -> c_long {
+    let mut out = [iovec {
+        iov_base: std::ptr::null_mut(),
+        iov_len: 0,
+    }; MAX_IOV];
     let mut left = len;
     let mut n = 0;
     for v in iov.iter().take(MAX_IOV) {
@@ -586,7 +596,7 @@ fn trim_iov(iov: &[iovec], len: usize, out: &mut [iovec; MAX_IOV]) -> usize {
         left -= take;
         n += 1;
     }
-    n
+    call(out.as_ptr(), n)
 }
 
 unsafe fn handle_vector(kind: Kind, fd: c_int, iov: *const iovec, cnt: c_int) -> c_long {
@@ -622,21 +632,11 @@ unsafe fn handle_vector(kind: Kind, fd: c_int, iov: *const iovec, cnt: c_int) ->
         };
         match limit {
             Some(e) => fail(e),
-            None => {
-                let mut trimmed = [iovec {
-                    iov_base: std::ptr::null_mut(),
-                    iov_len: 0,
-                }; MAX_IOV];
-                let n = trim_iov(vecs, call.len, &mut trimmed);
-                // SAFETY: the trimmed vector describes prefixes of the
-                // caller's buffers.
-                unsafe {
-                    raw::call(
-                        nr,
-                        &[fd as c_long, trimmed.as_ptr() as c_long, n.max(1) as c_long],
-                    )
-                }
-            }
+            // SAFETY: the trimmed vector describes prefixes of the
+            // caller's buffers.
+            None => with_trimmed_iov(vecs, call.len, |v, n| unsafe {
+                raw::call(nr, &[fd as c_long, v as c_long, n.max(1) as c_long])
+            }),
         }
     };
     if kind == Kind::Writev {
@@ -741,26 +741,14 @@ unsafe fn handle_vmsplice(fd: c_int, iov: *const iovec, nr_segs: usize, flags: c
         call.shorten(layer);
         match call.output_limit(layer, fd) {
             Some(e) => fail(e),
-            None => {
-                let mut trimmed = [iovec {
-                    iov_base: std::ptr::null_mut(),
-                    iov_len: 0,
-                }; MAX_IOV];
-                let n = trim_iov(vecs, call.len, &mut trimmed);
-                // SAFETY: prefixes of the caller's pages, which the caller
-                // keeps as vmsplice requires.
-                unsafe {
-                    raw::call(
-                        libc::SYS_vmsplice,
-                        &[
-                            fd as c_long,
-                            trimmed.as_ptr() as c_long,
-                            n as c_long,
-                            flags as c_long,
-                        ],
-                    )
-                }
-            }
+            // SAFETY: prefixes of the caller's pages, which the caller
+            // keeps as vmsplice requires.
+            None => with_trimmed_iov(vecs, call.len, |v, n| unsafe {
+                raw::call(
+                    libc::SYS_vmsplice,
+                    &[fd as c_long, v as c_long, n as c_long, flags as c_long],
+                )
+            }),
         }
     };
     account_output(layer, fd, r);

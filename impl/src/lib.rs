@@ -34,3 +34,23 @@ pub fn program_name(fallback: &str) -> String {
         .filter(|a| !a.is_empty())
         .unwrap_or_else(|| fallback.to_string())
 }
+
+/// The character set `setlocale(LC_ALL, "")` gives, as the tools see it.
+pub fn locale() -> samebytes_spec::Locale {
+    if sys::ctype_locale_is_utf8() {
+        samebytes_spec::Locale::Utf8
+    } else {
+        samebytes_spec::Locale::C
+    }
+}
+
+/// Standard output as the binaries write it: the descriptor itself, or,
+/// if it was closed before start-up, a writer whose every write fails
+/// with EBADF, as writes to the closed descriptor would have.
+pub fn stdout_writer() -> Box<dyn std::io::Write> {
+    if sys::stdout_was_closed() {
+        Box::new(sys::ClosedWriter)
+    } else {
+        Box::new(sys::FdWriter::stdout())
+    }
+}

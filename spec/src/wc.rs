@@ -693,6 +693,16 @@ pub fn wc(
 /// The block size of the model's file system (`st_blksize`).
 pub const BLOCK_SIZE: usize = 4096;
 
+/// Where GNU's count of a regular file's bytes by its size starts reading,
+/// if it reads at all (`count_bytes` in wc.c): only a size that is a
+/// multiple of the page size (as /proc files show) is distrusted, and the
+/// file is read from one block past the last multiple of a block and a
+/// byte, or from `start` if that is later.
+pub fn size_count_reads_from(size: usize, start: usize) -> Option<usize> {
+    size.is_multiple_of(PAGE_SIZE)
+        .then(|| start.max(size - size % (BLOCK_SIZE + 1)))
+}
+
 /// The page size of the model's machine.
 pub const PAGE_SIZE: usize = 4096;
 
@@ -732,15 +742,12 @@ fn counts_of_read(
         return (counts, read_error);
     };
     let size = file.len();
-    let (bytes, error) = if !size.is_multiple_of(PAGE_SIZE) {
-        (size.saturating_sub(start), None)
-    } else {
-        let high = size - size % (BLOCK_SIZE + 1);
-        let from = start.max(high);
-        (
+    let (bytes, error) = match size_count_reads_from(size, start) {
+        None => (size.saturating_sub(start), None),
+        Some(from) => (
             (from - start) + at.min(size).saturating_sub(from),
             read_error,
-        )
+        ),
     };
     // In the C locale a character is a byte (`chars = bytes` in GNU).
     let counts = Counts {

@@ -2,34 +2,21 @@
 
 use samebytes::cat::{run, CatConfig, SystemCat};
 use samebytes_spec::cat::CatEnv;
-use samebytes_spec::Locale;
 
 fn main() {
     samebytes::sys::restore_inherited_sigpipe();
     let env = CatEnv {
-        locale: if samebytes::sys::ctype_locale_is_utf8() {
-            Locale::Utf8
-        } else {
-            Locale::C
-        },
+        locale: samebytes::locale(),
         posixly_correct: samebytes::posixly_correct(),
         program: samebytes::program_name("cat"),
     };
-    let mut real_stdout;
-    let mut closed_stdout;
-    let stdout: &mut dyn std::io::Write = if samebytes::sys::stdout_was_closed() {
-        closed_stdout = samebytes::sys::ClosedWriter;
-        &mut closed_stdout
-    } else {
-        real_stdout = samebytes::sys::FdWriter::stdout();
-        &mut real_stdout
-    };
+    let mut stdout = samebytes::stdout_writer();
     let mut stderr = std::io::stderr();
     let status = run(
         &samebytes::args_bytes(),
         &env,
         &mut SystemCat::new(),
-        stdout,
+        &mut *stdout,
         &mut stderr,
         &CatConfig::default(),
     );

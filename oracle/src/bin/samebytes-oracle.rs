@@ -26,18 +26,12 @@ fn binaries() -> Result<samebytes_oracle::binary::Binaries, String> {
 /// `--world DIR`: make the case's files in DIR (stdin as `.stdin`) and
 /// say how to run a binary there under the same plan.
 fn write_world(case: &samebytes_oracle::binary::BinaryCase, dir: &str) -> Result<(), String> {
-    use samebytes_oracle::faultplan::Plan;
+    use samebytes_oracle::binary::run;
     let dir = std::path::Path::new(dir);
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let plan = Plan {
-        seed: case.seed,
-        short: case.faults.short,
-        eintr: case.faults.eintr,
-        refuse: case.faults.refuse,
-        pipe_size: case.faults.pipe_size,
-        mmap: case.faults.mmap,
-        input_eio: samebytes_oracle::binary::run::materialize(case, dir),
-        ..Plan::default()
+    let plan = samebytes_oracle::faultplan::Plan {
+        input_eio: run::materialize(case, dir),
+        ..run::plan_of(case)
     };
     println!(
         "world written to {}; run a binary there under the case's plan (stdout failure not included) with\n  {}='{}' LD_PRELOAD=<layer> ...",

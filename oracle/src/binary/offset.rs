@@ -5,7 +5,7 @@
 //! - A tool that never reads stdin leaves it where it was.
 //! - wc and cat read it to its end, or to the byte where a read failed
 //!   when the spec reports that failure (wc counting bytes of a regular
-//!   file by its size reads nothing, and seeks to the end).
+//!   file by its size seeks over what it does not read).
 //! - grep seeks to the end when it is done with stdin, also after a read
 //!   error (`finalize_input`).
 //!
@@ -51,14 +51,30 @@ pub fn expected_stdin_offset(case: &BinaryCase, spec: &Outcome) -> Option<u64> {
     match case.tool {
         Tool::Yes => Some(start),
         Tool::Wc => {
-            let env = samebytes_spec::wc::WcEnv::new(samebytes_spec::Locale::C, false);
+            let locale = if case.utf8 {
+                samebytes_spec::Locale::Utf8
+            } else {
+                samebytes_spec::Locale::C
+            };
+            let env = samebytes_spec::wc::WcEnv::new(locale, false);
             match samebytes_spec::wc::parse_args(&case.args, &env) {
                 samebytes_spec::wc::Invocation::Run(o) => {
                     let reads = match &o.files0_from {
                         Some(f) => f == b"-",
                         None => names_stdin(&o.operands),
                     };
-                    Some(if reads { stopped() } else { start })
+                    // Counting bytes by the size seeks past what it does
+                    // not read; a failed read there is where it stopped.
+                    let by_size = o.select.bytes_only(locale) && o.files0_from.is_none();
+                    let from = samebytes_spec::wc::size_count_reads_from(
+                        data.len(),
+                        case.world.stdin.offset,
+                    );
+                    Some(match (reads, by_size, from) {
+                        (false, _, _) => start,
+                        (true, true, Some(from)) => stopped().max(from as u64),
+                        (true, _, _) => stopped(),
+                    })
                 }
                 _ => Some(start),
             }

@@ -99,6 +99,20 @@ fn drain(mut r: impl Read, slow: bool, limit: Option<u64>) -> Vec<u8> {
     }
 }
 
+/// The layer's plan for a case: its seed and fault rates (the caller adds
+/// input EIO points, stdout failures and where counts go).
+pub fn plan_of(case: &BinaryCase) -> Plan {
+    Plan {
+        seed: case.seed,
+        short: case.faults.short,
+        eintr: case.faults.eintr,
+        refuse: case.faults.refuse,
+        pipe_size: case.faults.pipe_size,
+        mmap: case.faults.mmap,
+        ..Plan::default()
+    }
+}
+
 /// Make the case's files, and a regular stdin as `.stdin`, in `dir`;
 /// return the EIO points of those that have one.
 pub fn materialize(case: &BinaryCase, dir: &Path) -> Vec<InputEio> {
@@ -138,14 +152,8 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
     let scratch = Scratch::new();
     let dir = &scratch.0;
     let mut plan = Plan {
-        seed: case.seed,
-        short: case.faults.short,
-        eintr: case.faults.eintr,
-        refuse: case.faults.refuse,
-        pipe_size: case.faults.pipe_size,
-        mmap: case.faults.mmap,
         counts: Some(dir.join(".counts").to_string_lossy().into_owned()),
-        ..Plan::default()
+        ..plan_of(case)
     };
     plan.input_eio = materialize(case, dir);
     std::fs::write(dir.join(".counts"), vec![0u8; COUNTS_FILE_LEN]).expect("counts file");
