@@ -6,7 +6,7 @@
 //! disposition.
 
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::mem::ManuallyDrop;
 use std::os::fd::{AsRawFd, FromRawFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
@@ -347,25 +347,6 @@ impl Write for FdWriter {
     }
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
-    }
-}
-
-/// A reader on a raw descriptor (stdin), never closed by us.
-pub struct FdReader {
-    file: ManuallyDrop<File>,
-}
-
-impl FdReader {
-    pub fn new(fd: RawFd) -> Self {
-        FdReader {
-            file: borrow_fd(fd),
-        }
-    }
-}
-
-impl Read for FdReader {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.file.read(buf)
     }
 }
 
