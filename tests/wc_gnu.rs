@@ -108,8 +108,23 @@ fn gnu_9_1_difference(case: &WcCase) -> Option<&'static str> {
         && (locale == Locale::C || !select.chars);
     if bytes_only {
         if let Node::Regular(d) = &case.world.stdin.node {
+            // `-` in a --files0-from list file reads stdin too.
+            let files0 = case.args.iter().any(|a| a.starts_with(b"--files0"));
+            let listed: usize = case
+                .world
+                .files
+                .values()
+                .filter(|_| files0)
+                .filter_map(|n| match n {
+                    Node::Regular(l) | Node::Stream(l) => {
+                        Some(l.split(|&b| b == 0).filter(|name| *name == b"-").count())
+                    }
+                    _ => None,
+                })
+                .sum();
             let stdin_reads = case.args.iter().filter(|a| a.as_slice() == b"-").count()
-                + usize::from(!case.args.iter().any(|a| a.starts_with(b"--files0-from")));
+                + listed
+                + usize::from(!files0);
             if stdin_reads > 1 || case.args.iter().any(|a| a.as_slice() == b"--files0-from=-") {
                 return Some("byte-count-leaves-stdin-offset-9.1");
             }
