@@ -450,3 +450,36 @@ fn output_is_flushed_before_a_read_that_may_block() {
         watchdog.join().expect("watchdog");
     }
 }
+
+/// Directories named on the command line and as stdin, read (`Is a
+/// directory`) or skipped with `-d skip`: the binary tells a directory by
+/// its stat, as GNU does.
+#[test]
+fn directory_operands_are_read_or_skipped_as_the_spec_says() {
+    let s = Scratch::new("grep-dirs");
+    s.file("f", b"x\ny\n");
+    std::fs::create_dir(s.path.join("d")).expect("mkdir");
+    let mut world = world_of(&[("f", b"x\ny\n")], Stdin::default());
+    world.files.insert(b"d".to_vec(), Node::Directory);
+    world.stdin = Stdin {
+        node: Node::Directory,
+        offset: 0,
+    };
+    for args in [
+        &["x", "d", "f"][..],
+        &["-d", "skip", "x", "d", "f"],
+        &["--directories=skip", "-c", "x", "-", "d"],
+        &["-d", "read", "x", "d", "-"],
+    ] {
+        let expected = spec(args, &world, None);
+        let got = outcome(
+            grep()
+                .args(args)
+                .current_dir(&s.path)
+                .stdin(std::fs::File::open(s.path.join("d")).expect("open dir"))
+                .output()
+                .expect("run grep"),
+        );
+        assert_same(&got, &expected, &format!("{args:?}"));
+    }
+}
