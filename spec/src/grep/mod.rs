@@ -1042,6 +1042,14 @@ impl Run<'_> {
         }
         if !eff.out_quiet {
             let end = lines.len();
+            // GNU searches a last line without a terminator in a buffer of
+            // its own, and after-context owed when nothing was printed yet
+            // starts at that buffer's beginning: that line, not the file's
+            // first (grep 3.8, `x\0<bad>a` with `-z -A1 a` prints nothing).
+            let unterminated = text.last().is_some_and(|&b| b != t);
+            if lastout.is_none() && unterminated && last_selected == Some(end.wrapping_sub(1)) {
+                lastout = Some(end - 1);
+            }
             self.print_pending(
                 name,
                 &lines,
