@@ -436,6 +436,14 @@ impl Search<'_, '_> {
             }
             pos = line_end + 1;
         }
+        // After-context owed by a last line without a terminator, when
+        // nothing was printed yet, starts at that line: GNU searches such a
+        // line in a buffer of its own (see the spec).
+        let unterminated_end = to > from && buf[to - 1] != self.terminator;
+        if st.lastout.is_none() && unterminated_end && st.after_last_selected == base + to as u64 {
+            let line_start = memchr::memrchr(self.terminator, &buf[..to]).map_or(0, |p| p + 1);
+            st.lastout = Some(base + line_start as u64);
+        }
         self.print_pending(name, st, buf, base, to)?;
         if st.selected >= self.limit && st.pending == 0 {
             st.done = true;
