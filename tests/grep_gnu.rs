@@ -17,7 +17,7 @@ use std::process::{Command, Stdio};
 use arbitrary::{Arbitrary, Unstructured};
 use common::{run_in_world, Scratch};
 use samebytes_oracle::grep::GrepCase;
-use samebytes_spec::grep::{parse_args, GrepStdout, Invocation};
+use samebytes_spec::grep::{parse_args, BinaryFiles, GrepStdout, Invocation};
 use samebytes_spec::world::Node;
 use samebytes_spec::Outcome;
 
@@ -45,8 +45,42 @@ fn excluded(case: &GrepCase) -> Option<&'static str> {
     }
     match parse_args(&case.args, &case.env()) {
         Invocation::Exit(o) if o.status == 0 => Some("help-and-version-text"),
+        Invocation::Run(opts) if case.utf8 && kept_back_match_possible(case, &opts) => {
+            Some("kept-back-match")
+        }
         _ => None,
     }
+}
+
+/// Context with an input holding a line with an encoding error: if that
+/// line is selected, GNU 3.8 owes after-context from wherever its last
+/// output ended, and prints a group separator as if nothing were adjacent
+/// (docs/differences.md, kept-back-match).  Whether the
+/// line is selected is the matcher's business, so every such case is left
+/// out.
+fn kept_back_match_possible(case: &GrepCase, opts: &samebytes_spec::grep::GrepOptions) -> bool {
+    let context = opts.before.is_some() || opts.after.is_some();
+    if !context || opts.binary_files == BinaryFiles::Text {
+        return false;
+    }
+    let terminator = if opts.null_data { 0 } else { b'\n' };
+    let bad_line = |data: &[u8]| {
+        data.split(|&b| b == terminator)
+            .any(|line| std::str::from_utf8(line).is_err())
+    };
+    let stdin = match &case.world.stdin.node {
+        Node::Regular(d) | Node::Stream(d) => Some(d),
+        _ => None,
+    };
+    case.world
+        .files
+        .values()
+        .filter_map(|n| match n {
+            Node::Regular(d) => Some(d),
+            _ => None,
+        })
+        .chain(stdin)
+        .any(|d| bad_line(d))
 }
 
 fn run_gnu(case: &GrepCase, dir: &Scratch) -> (Outcome, Option<Vec<u8>>) {
@@ -187,6 +221,9 @@ fn max_count_leaves_stdin_after_the_last_selected_line() {
         "-l foo",
         "-m9 foo",
         "-m1 -o o",
+        "-l -m1 foo",
+        "-L -v -m1 foo",
+        "-q -m1 foo",
     ] {
         let run = |grep: &std::path::Path| {
             let out = Command::new("sh")

@@ -225,7 +225,7 @@ impl Search<'_, '_> {
     fn encoding_error(&self, text: &[u8]) -> bool {
         self.env.locale == samebytes_spec::Locale::Utf8
             && self.opts.binary_files != BinaryFiles::Text
-            && simdutf8::basic::from_utf8(text).is_err()
+            && !crate::utf8::is_valid(text)
     }
 
     /// The line number of the line starting at `buf[at]` (absolute
@@ -341,11 +341,11 @@ impl Search<'_, '_> {
         let terminated = buf.get(end) == Some(&self.terminator);
         st.after_last_selected = base + end as u64 + u64::from(terminated);
         if continues_run && !self.eff.out_quiet {
-            if self.print_line(name, st, buf, base, start, end, true)? {
-                st.lastout = Some(st.after_last_selected);
-            } else {
+            // A selected line kept back moves `lastout` too (the spec).
+            if !self.print_line(name, st, buf, base, start, end, true)? {
                 st.encoding_error = true;
             }
+            st.lastout = Some(st.after_last_selected);
             st.pending = self.eff.after.unwrap_or(0);
         } else if !self.eff.out_quiet {
             self.print_pending(name, st, buf, base, start)?;
@@ -373,10 +373,11 @@ impl Search<'_, '_> {
                 } else {
                     self.line_end(buf, at, start)
                 };
-                if self.print_line(name, st, buf, base, at, e, at == start)? {
+                let printed = self.print_line(name, st, buf, base, at, e, at == start)?;
+                st.encoding_error |= !printed;
+                // A selected line kept back moves `lastout` too (the spec).
+                if printed || at == start {
                     st.lastout = Some(base + (e + 1) as u64);
-                } else {
-                    st.encoding_error = true;
                 }
                 at = e + 1;
             }
@@ -435,14 +436,6 @@ impl Search<'_, '_> {
                 break;
             }
             pos = line_end + 1;
-        }
-        // After-context owed by a last line without a terminator, when
-        // nothing was printed yet, starts at that line: GNU searches such a
-        // line in a buffer of its own (see the spec).
-        let unterminated_end = to > from && buf[to - 1] != self.terminator;
-        if st.lastout.is_none() && unterminated_end && st.after_last_selected == base + to as u64 {
-            let line_start = memchr::memrchr(self.terminator, &buf[..to]).map_or(0, |p| p + 1);
-            st.lastout = Some(base + line_start as u64);
         }
         self.print_pending(name, st, buf, base, to)?;
         if st.selected >= self.limit && st.pending == 0 {
@@ -1072,7 +1065,10 @@ fn search_all(
             search.input(&display, input, cfg)?
         };
         if is_stdin {
-            let reached = opts.max_count.is_some_and(|m| m > 0 && st.selected == m);
+            // `-l -L -q` (and /dev/null output) stop where reading stopped,
+            // as GNU 3.8 does, whatever `-m` says.
+            let reached = !search.eff.done_on_match
+                && opts.max_count.is_some_and(|m| m > 0 && st.selected == m);
             system.stdin_done(reached.then_some(st.after_last_selected));
         }
         if let Some(e) = read_error {

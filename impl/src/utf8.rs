@@ -1,9 +1,10 @@
 //! A small UTF-8 decoder with glibc's error granularity, and the helpers that
 //! let a stream be cut into pieces without splitting a character.
 //!
-//! Validity is RFC 3629 (the same as `std::str::from_utf8`): no overlong
-//! forms, no surrogates, nothing above U+10FFFF.  An invalid or truncated
-//! sequence is reported one byte at a time, as `mbrtoc32` does.
+//! Validity is glibc's: the original UTF-8 of up to 6 bytes (code points
+//! up to 0x7FFFFFFF), with no overlong forms and no surrogates.  An invalid
+//! or truncated sequence is reported one byte at a time, as `mbrtoc32`
+//! does.
 
 /// Expected sequence length for a lead byte, or `None` for a byte that
 /// cannot start a character.
@@ -63,6 +64,24 @@ pub fn head(bytes: &[u8]) -> Head {
         return Head::Invalid;
     }
     Head::Char(code, want)
+}
+
+/// Whether `bytes` holds no encoding error, as glibc decides.  RFC 3629
+/// text (nearly all text) is settled at SIMD speed; only text that fails
+/// that check is decoded character by character, since glibc also accepts
+/// the 4- to 6-byte forms beyond U+10FFFF.
+pub fn is_valid(bytes: &[u8]) -> bool {
+    if simdutf8::basic::from_utf8(bytes).is_ok() {
+        return true;
+    }
+    let mut at = 0;
+    while at < bytes.len() {
+        match head(&bytes[at..]) {
+            Head::Char(_, n) => at += n,
+            Head::Invalid | Head::Incomplete => return false,
+        }
+    }
+    true
 }
 
 /// Where a possibly incomplete character at the end of `data` begins:
@@ -159,6 +178,46 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// `is_valid` against the spec's own decoder (glibc's rules), on every
+    /// sequence of up to four interesting bytes, then with the 5- and
+    /// 6-byte forms, each behind a 40-byte ASCII run so the SIMD check sees
+    /// a whole block before the odd bytes.
+    #[test]
+    fn is_valid_agrees_with_the_spec_on_short_sequences() {
+        use samebytes_spec::grep::{has_encoding_error, BinaryFiles};
+        use samebytes_spec::Locale;
+        let spec_valid = |s: &[u8]| !has_encoding_error(s, Locale::Utf8, BinaryFiles::Binary);
+        let interesting = [
+            0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed,
+            0xef, 0xf0, 0xf4, 0xf5, 0xf7, 0xf8, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
+        ];
+        let pad = [b'a'; 40];
+        let mut seqs: Vec<Vec<u8>> = vec![vec![]];
+        for _ in 0..4 {
+            let longer: Vec<Vec<u8>> = seqs
+                .iter()
+                .filter(|s| s.len() == seqs.last().map_or(0, Vec::len))
+                .flat_map(|s| {
+                    interesting.iter().map(move |&b| {
+                        let mut t = s.clone();
+                        t.push(b);
+                        t
+                    })
+                })
+                .collect();
+            seqs.extend(longer);
+        }
+        seqs.push(b"\xf8\x88\x80\x80\x80".to_vec());
+        seqs.push(b"\xfc\x84\x80\x80\x80\x80".to_vec());
+        seqs.push(b"\xf8\x80\x80\x80\x80".to_vec());
+        seqs.push(b"\xfc\x80\x80\x80\x80\x80".to_vec());
+        for s in &seqs {
+            assert_eq!(is_valid(s), spec_valid(s), "{s:x?}");
+            let padded = [&pad[..], s, &pad[..3]].concat();
+            assert_eq!(is_valid(&padded), spec_valid(&padded), "{padded:x?}");
         }
     }
 

@@ -141,7 +141,20 @@ const TOKENS: &[&[u8]] = &[
     b"\n",
     b"\n",
 ];
-const RARE_TOKENS: &[&[u8]] = &[b"\x00", b"\xff", b"\r", b"\n\n", b"{1}"];
+/// glibc takes `\xf8\x88\x80\x80\x80` (5 bytes) and `\xf4\x90\x80\x80`
+/// (beyond U+10FFFF) as characters; a surrogate and a cut sequence are
+/// encoding errors.
+const RARE_TOKENS: &[&[u8]] = &[
+    b"\x00",
+    b"\xff",
+    b"\r",
+    b"\n\n",
+    b"{1}",
+    b"\xf8\x88\x80\x80\x80",
+    b"\xf4\x90\x80\x80",
+    b"\xed\xa0\x80",
+    b"\xe2\x80",
+];
 
 /// Regex atoms; `\` forms are written for BRE and adapted for ERE.
 const ATOMS: &[&str] = &[

@@ -811,11 +811,21 @@ pub fn binary_point(data: &[u8], terminator: u8, binary_files: BinaryFiles) -> O
     )
 }
 
-/// Does this output text count as an encoding error?
+/// Does this output text count as an encoding error?  GNU asks glibc's
+/// `mbrlen`, which takes the 5- and 6-byte forms and 4-byte ones beyond
+/// U+10FFFF as characters (`crate::text::decode_one`).
 pub fn has_encoding_error(text: &[u8], locale: Locale, binary_files: BinaryFiles) -> bool {
-    locale == Locale::Utf8
-        && binary_files != BinaryFiles::Text
-        && std::str::from_utf8(text).is_err()
+    if locale != Locale::Utf8 || binary_files == BinaryFiles::Text {
+        return false;
+    }
+    let mut at = 0;
+    while at < text.len() {
+        match crate::text::decode_one(&text[at..]) {
+            Some((_, n)) => at += n,
+            None => return true,
+        }
+    }
+    false
 }
 
 /// Everything a run writes, with each diagnostic placed after the stdout
@@ -973,8 +983,12 @@ impl Run<'_> {
         let after = eff.after.unwrap_or(0);
         let mut selected = 0u64;
         let mut encoding_error = false;
-        // GNU's `lastout`: the line after the last one printed.  A line
-        // kept back by an encoding error does not move it.
+        // GNU's `lastout`: the line after the last one printed.  A context
+        // line kept back by an encoding error does not move it; a selected
+        // line kept back does, as if printed.  (GNU 3.8 leaves it where it
+        // was, so the after-context it then owes starts at some earlier
+        // line: which one depends on GNU's buffer boundaries and on how a
+        // pipe's reads arrive.  docs/differences.md, kept-back-match.)
         let mut lastout: Option<usize> = None;
         // After-context lines still owed; each attempt to print one, kept
         // back or not, uses one up (GNU's `prpending`).
@@ -1001,11 +1015,8 @@ impl Run<'_> {
             last_selected = Some(i);
             if continues_run && !eff.out_quiet {
                 let (o, l) = lines[i];
-                if self.print_line(name, l, i as u64 + 1, o as u64, true) {
-                    lastout = Some(i + 1);
-                } else {
-                    encoding_error = true;
-                }
+                encoding_error |= !self.print_line(name, l, i as u64 + 1, o as u64, true);
+                lastout = Some(i + 1);
                 pending = after;
             } else if !eff.out_quiet {
                 self.print_pending(
@@ -1027,7 +1038,7 @@ impl Run<'_> {
                 for (j, &(o, l)) in lines.iter().enumerate().take(i + 1).skip(first) {
                     let ok = self.print_line(name, l, j as u64 + 1, o as u64, j == i);
                     encoding_error |= !ok;
-                    if ok {
+                    if ok || j == i {
                         lastout = Some(j + 1);
                     }
                 }
@@ -1042,14 +1053,6 @@ impl Run<'_> {
         }
         if !eff.out_quiet {
             let end = lines.len();
-            // GNU searches a last line without a terminator in a buffer of
-            // its own, and after-context owed when nothing was printed yet
-            // starts at that buffer's beginning: that line, not the file's
-            // first (grep 3.8, `x\0<bad>a` with `-z -A1 a` prints nothing).
-            let unterminated = text.last().is_some_and(|&b| b != t);
-            if lastout.is_none() && unterminated && last_selected == Some(end.wrapping_sub(1)) {
-                lastout = Some(end - 1);
-            }
             self.print_pending(
                 name,
                 &lines,
@@ -1254,9 +1257,11 @@ pub fn grep(
             (0, false, whole_line)
         } else {
             let r = run.search(&display, &data, read_error.is_some());
-            if is_stdin && opts.max_count == Some(r.selected) {
+            if is_stdin && !eff.done_on_match && opts.max_count == Some(r.selected) {
                 // `-m` was reached: stdin, if a regular file, is left just
                 // after the last selected line, for whoever reads it next.
+                // Not with `-l -L -q` (or /dev/null output): GNU 3.8 leaves
+                // it where its reading stopped.
                 reads.reposition_stdin(r.after_last_selected);
             }
             (r.selected, r.binary_matched, r.ended_early)
