@@ -150,6 +150,12 @@ impl<'w> Reads<'w> {
         }
     }
 
+    /// Where stdin was put back to, if it was and no read has taken it
+    /// since.
+    pub fn stdin_put_back(&self) -> Option<usize> {
+        self.stdin_next
+    }
+
     /// Read stdin to EOF.  Its data can be read only once (unless put
     /// back); a directory fails every time.
     pub fn read_stdin(&mut self) -> (Vec<u8>, Option<Errno>) {

@@ -201,6 +201,7 @@ const GREP_OPTIONS: &[&[u8]] = &[
     b"-l",
     b"-L",
     b"-q",
+    b"-m0",
     b"-m1",
     b"-m3",
     b"-A1",

@@ -93,6 +93,12 @@ fn spec_errno(e: OutputErrno) -> Errno {
 
 /// The spec's outcome for a case.
 pub fn expected(case: &BinaryCase) -> Outcome {
+    expected_with_put_back(case).0
+}
+
+/// [`expected`], and for grep where `-m` put a regular-file stdin back
+/// (`samebytes_spec::grep::grep_leaving_stdin`).
+pub fn expected_with_put_back(case: &BinaryCase) -> (Outcome, Option<usize>) {
     let locale = if case.utf8 { Locale::Utf8 } else { Locale::C };
     let failure = match (case.faults.output_failure, case.reader_stops_after) {
         (Some((after, e)), _) => Some(StdoutFailure {
@@ -105,6 +111,7 @@ pub fn expected(case: &BinaryCase) -> Outcome {
         }),
         (None, None) => None,
     };
+    let mut put_back = None;
     let outcome = match case.tool {
         Tool::Wc => {
             samebytes_spec::wc::wc(&case.args, &WcEnv::new(locale, false), &case.world, failure)
@@ -128,24 +135,27 @@ pub fn expected(case: &BinaryCase) -> Outcome {
                 StdoutKind::DevNull => GrepStdout::DevNull,
                 _ => GrepStdout::Stream,
             };
-            samebytes_spec::grep::grep(
+            let (outcome, at) = samebytes_spec::grep::grep_leaving_stdin(
                 &case.args,
                 &GrepEnv::new(locale),
                 &case.world,
                 &stdout,
                 failure,
-            )
+            );
+            put_back = at;
+            outcome
         }
         Tool::Yes => {
             let failure = failure.expect("yes cases always end by a stdout failure");
             samebytes_spec::yes::yes(&case.args, &YesEnv::new(false), failure)
         }
     };
-    if case.sigpipe_default {
+    let outcome = if case.sigpipe_default {
         killed_by_sigpipe(case.tool, outcome)
     } else {
         outcome
-    }
+    };
+    (outcome, put_back)
 }
 
 /// With SIGPIPE at its default action, the write that would fail with
@@ -174,7 +184,7 @@ fn killed_by_sigpipe(tool: Tool, mut outcome: Outcome) -> Outcome {
 /// Run one case and compare it with the spec.  Returns the layer's counts
 /// either way.
 pub fn check(case: &BinaryCase, bins: &Binaries) -> (Counts, Result<(), Box<Mismatch>>) {
-    let mut want = expected(case);
+    let (mut want, put_back) = expected_with_put_back(case);
     let got = run::run(case, &bins.tool(case.tool), &bins.layer());
     let variant = format!(
         "binary, stdout {:?}, faults {:?}, SIGPIPE {}, env {:?}{}",
@@ -199,7 +209,7 @@ pub fn check(case: &BinaryCase, bins: &Binaries) -> (Counts, Result<(), Box<Mism
     }
     let repro = || case.reproducer();
     let offsets = || {
-        let want = offset::expected_stdin_offset(case, &want)?;
+        let want = offset::expected_stdin_offset(case, &want, put_back)?;
         let got = got.stdin_offset?;
         Mismatch::compare(
             case.tool.name(),

@@ -7,13 +7,14 @@
 //!   when the spec reports that failure (wc counting bytes of a regular
 //!   file by its size seeks over what it does not read).
 //! - grep seeks to the end when it is done with stdin, also after a read
-//!   error (`finalize_input`).
+//!   error (`finalize_input`), except that `-m`, once reached, puts it back
+//!   just after the last selected line (the spec says where), and `-m 0`
+//!   where it found it.
 //!
 //! Not said (`None`): a stdout that fails (cat and grep stop reading early,
-//! at a point the spec does not model), and grep with `-q`, `-l`, `-L`
-//! (GNU leaves stdin wherever reading stopped) or `-m` (it puts stdin back
-//! after the last selected line; the spec knows where, but does not say
-//! yet).
+//! at a point the spec does not model), and grep with `-q`, `-l`, `-L` or
+//! output to /dev/null (GNU leaves stdin wherever reading stopped, which
+//! depends on its buffer size).
 
 use samebytes_spec::world::Node;
 use samebytes_spec::Outcome;
@@ -26,7 +27,11 @@ fn names_stdin(operands: &[Vec<u8>]) -> bool {
 }
 
 /// The offset the spec implies for `case`, whose outcome is `spec`.
-pub fn expected_stdin_offset(case: &BinaryCase, spec: &Outcome) -> Option<u64> {
+pub fn expected_stdin_offset(
+    case: &BinaryCase,
+    spec: &Outcome,
+    grep_put_back: Option<usize>,
+) -> Option<u64> {
     let Node::Regular(data) = &case.world.stdin.node else {
         return None;
     };
@@ -94,13 +99,15 @@ pub fn expected_stdin_offset(case: &BinaryCase, spec: &Outcome) -> Option<u64> {
             let env = samebytes_spec::grep::GrepEnv::new(samebytes_spec::Locale::C);
             match samebytes_spec::grep::parse_args(&case.args, &env) {
                 samebytes_spec::grep::Invocation::Run(o) => {
-                    let unsaid = o.quiet
-                        || o.list != samebytes_spec::grep::ListFiles::None
-                        || o.max_count.is_some();
-                    match (unsaid, names_stdin(&o.operands)) {
-                        (true, _) => None,
-                        (false, true) => Some(end),
-                        (false, false) => Some(start),
+                    let dev_null = case.stdout == super::case::StdoutKind::DevNull;
+                    let unsaid = o.effective(dev_null).done_on_match;
+                    match (names_stdin(&o.operands), unsaid, grep_put_back) {
+                        (false, _, _) => Some(start),
+                        (true, true, _) => None,
+                        // `-m 0` puts stdin back where it found it.
+                        _ if o.max_count == Some(0) => Some(start),
+                        (true, false, Some(at)) => Some(at as u64),
+                        (true, false, None) => Some(end),
                     }
                 }
                 _ => Some(start),

@@ -1117,6 +1117,32 @@ pub fn grep(
     stdout: &GrepStdout,
     stdout_failure: Option<StdoutFailure>,
 ) -> Outcome {
+    grep_leaving_stdin(args, env, world, stdout, stdout_failure).0
+}
+
+/// [`grep`], and where `-m` left a regular-file stdin when it put it
+/// back after the last selected line (as an offset in the file); `None`
+/// when it did not, so stdin is wherever reading stopped.
+pub fn grep_leaving_stdin(
+    args: &[Vec<u8>],
+    env: &GrepEnv,
+    world: &World,
+    stdout: &GrepStdout,
+    stdout_failure: Option<StdoutFailure>,
+) -> (Outcome, Option<usize>) {
+    let mut reads = Reads::new(world);
+    let outcome = grep_with(args, env, world, &mut reads, stdout, stdout_failure);
+    (outcome, reads.stdin_put_back())
+}
+
+fn grep_with(
+    args: &[Vec<u8>],
+    env: &GrepEnv,
+    world: &World,
+    reads: &mut Reads<'_>,
+    stdout: &GrepStdout,
+    stdout_failure: Option<StdoutFailure>,
+) -> Outcome {
     let failure = match stdout {
         GrepStdout::Stream | GrepStdout::DevNull => stdout_failure,
         GrepStdout::File(_) => None,
@@ -1126,7 +1152,6 @@ pub fn grep(
         Invocation::Run(o) => o,
         Invocation::Exit(outcome) => return finish_exit(outcome, failure, program),
     };
-    let mut reads = Reads::new(world);
     let mut out = Transcript {
         stdout: Vec::new(),
         diagnostics: Vec::new(),
