@@ -68,6 +68,11 @@ fn run_real(program: &OsStr, case: &CatCase, args: &[Vec<u8>], dir: &Scratch) ->
         }
         CatStdout::File(name) => Some(dir.path.join(OsStr::from_bytes(name))),
         CatStdout::Regular => Some(dir.path.join(".stdout")),
+        CatStdout::Closed => {
+            cmd.stdout(Stdio::null());
+            common::close_in_child(&mut cmd, 1);
+            None
+        }
     };
     if let Some(p) = &out_path {
         // run_in_world writes the same bytes again; the append descriptor
@@ -106,7 +111,7 @@ fn initial_out(case: &CatCase) -> Vec<u8> {
             Some(Node::Regular(d)) => d.clone(),
             _ => Vec::new(),
         },
-        CatStdout::Stream | CatStdout::Regular => Vec::new(),
+        CatStdout::Stream | CatStdout::Regular | CatStdout::Closed => Vec::new(),
     }
 }
 
@@ -125,7 +130,7 @@ fn expected(case: &CatCase) -> RealOutcome {
     let mut outcome =
         samebytes_spec::cat::cat(&case.args, &case.env(), &case.world, &case.stdout, None);
     let out_file = match &case.stdout {
-        CatStdout::Stream => None,
+        CatStdout::Stream | CatStdout::Closed => None,
         CatStdout::File(_) | CatStdout::Regular => {
             let mut file = initial_out(case);
             file.append(&mut outcome.stdout);

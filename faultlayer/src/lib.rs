@@ -170,6 +170,11 @@ extern "C" fn init() {
             &[c"sigbus".as_ptr() as c_long, libc::MFD_CLOEXEC as c_long],
         )
     } as c_int;
+    let sigbus_fd = if sigbus_fd < 0 {
+        sigbus_fd
+    } else {
+        above_standard(sigbus_fd)
+    };
     let written = plan
         .output_failures
         .iter()
@@ -186,6 +191,28 @@ extern "C" fn init() {
 #[used]
 #[link_section = ".init_array"]
 static INIT: extern "C" fn() = init;
+
+/// Move a descriptor the layer opened to 10 or above: run under `<&-` or
+/// `>&-`, the kernel hands out 0 or 1 first, and the binary must still find
+/// them closed (its start-up code records which standard descriptors were).
+fn above_standard(fd: c_int) -> c_int {
+    if fd > 2 {
+        return fd;
+    }
+    // SAFETY: fcntl(F_DUPFD_CLOEXEC) and close(2) on a descriptor we own.
+    unsafe {
+        let high = raw::call(
+            libc::SYS_fcntl,
+            &[fd as c_long, libc::F_DUPFD_CLOEXEC as c_long, 10],
+        );
+        raw::call(libc::SYS_close, &[fd as c_long]);
+        if high < 0 {
+            -1
+        } else {
+            high as c_int
+        }
+    }
+}
 
 fn open_raw(path: &str, flags: c_int) -> c_int {
     let Ok(c) = std::ffi::CString::new(path) else {
@@ -206,7 +233,7 @@ fn open_raw(path: &str, flags: c_int) -> c_int {
     if r < 0 {
         -1
     } else {
-        r as c_int
+        above_standard(r as c_int)
     }
 }
 

@@ -1186,6 +1186,9 @@ fn errno_of(e: &io::Error) -> Errno {
         Some(libc::ENAMETOOLONG) => Errno::NameTooLong,
         Some(libc::ENOSPC) => Errno::NoSpace,
         Some(libc::EPIPE) => Errno::BrokenPipe,
+        Some(libc::EBADF) => Errno::BadDescriptor,
+        Some(libc::EFBIG) => Errno::FileTooBig,
+        Some(libc::EDQUOT) => Errno::QuotaExceeded,
         _ => Errno::Io,
     }
 }

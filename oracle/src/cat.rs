@@ -60,6 +60,12 @@ impl CatCase {
         if self.stdout != CatStdout::Stream || self.formatted_read_error() {
             w.failure = None;
         }
+        if self.stdout == CatStdout::Closed {
+            w.failure = Some(schedule::WriteFailure {
+                after: 0,
+                kind: schedule::WriteFailureKind::BadDescriptor,
+            });
+        }
         w
     }
 
@@ -95,6 +101,7 @@ impl CatCase {
                 e.bytes(name);
             }
             CatStdout::Regular => e.uint(2),
+            CatStdout::Closed => e.uint(3),
         }
         codec::put_read_schedule(&mut e, &self.read);
         codec::put_write_schedule(&mut e, &self.write);
@@ -116,6 +123,7 @@ impl CatCase {
             0 => CatStdout::Stream,
             1 => CatStdout::File(d.bytes()?),
             2 => CatStdout::Regular,
+            3 => CatStdout::Closed,
             _ => return Err(codec::DecodeError),
         };
         let read = codec::get_read_schedule(&mut d)?;
@@ -223,10 +231,12 @@ fn arbitrary_body(u: &mut Unstructured<'_>) -> arbitrary::Result<Body> {
         let name = u.choose(NAME_POOL)?.to_vec();
         world.files.insert(name, arbitrary_node(u)?);
     }
-    let stdin_node = match u.int_in_range(0..=4u8)? {
+    let stdin_node = match u.int_in_range(0..=5u8)? {
         0..=1 => Node::Regular(arbitrary_data(u, 60)?),
         2..=3 => Node::Stream(arbitrary_data(u, 60)?),
-        _ => Node::Directory,
+        4 => Node::Directory,
+        // `<&-`
+        _ => Node::Closed,
     };
     let offset = match &stdin_node {
         Node::Regular(d) if u.ratio(1, 4)? => u.int_in_range(0..=d.len() + 2)?,
@@ -245,6 +255,9 @@ fn arbitrary_body(u: &mut Unstructured<'_>) -> arbitrary::Result<Body> {
         };
         world.files.insert(b"OUT".to_vec(), Node::Regular(initial));
         CatStdout::File(b"OUT".to_vec())
+    } else if u.ratio(1, 12)? {
+        // `>&-`
+        CatStdout::Closed
     } else {
         CatStdout::Stream
     };
@@ -369,6 +382,7 @@ impl CatSystem for ModelCat<'_> {
         };
         let reader: Box<dyn io::Read> = match node {
             Node::Unreadable => return Err(os_error(libc::EACCES)),
+            Node::Closed => return Err(os_error(libc::EBADF)),
             Node::Directory => Box::new(FailingReader(libc::EISDIR)),
             Node::Regular(d) | Node::Stream(d) => Box::new(ChunkedReader::new(
                 schedule::failing_reader(&d, 0, fail_at),
@@ -388,6 +402,14 @@ impl CatSystem for ModelCat<'_> {
 
     fn stdout_fd(&self) -> Option<RawFd> {
         None
+    }
+
+    fn stdout_error(&self) -> Option<io::Error> {
+        (*self.stdout == CatStdout::Closed).then(|| os_error(libc::EBADF))
+    }
+
+    fn stdin_close_error(&self) -> Option<io::Error> {
+        self.world.stdin_closed().then(|| os_error(libc::EBADF))
     }
 }
 

@@ -126,6 +126,7 @@ pub fn put_write_schedule(e: &mut Encoder, s: &WriteSchedule) {
             e.uint(match f.kind {
                 WriteFailureKind::BrokenPipe => 1,
                 WriteFailureKind::NoSpace => 2,
+                WriteFailureKind::BadDescriptor => 3,
             });
             e.uint(f.after as u64);
         }
@@ -144,10 +145,10 @@ pub fn get_write_schedule(d: &mut Decoder<'_>) -> Result<WriteSchedule, DecodeEr
     let failure = match d.uint()? {
         0 => None,
         k => Some(WriteFailure {
-            kind: if k == 1 {
-                WriteFailureKind::BrokenPipe
-            } else {
-                WriteFailureKind::NoSpace
+            kind: match k {
+                1 => WriteFailureKind::BrokenPipe,
+                3 => WriteFailureKind::BadDescriptor,
+                _ => WriteFailureKind::NoSpace,
             },
             after: d.usize()?,
         }),
@@ -220,6 +221,7 @@ fn put_node(e: &mut Encoder, n: &Node) {
         }
         Node::Directory => e.uint(2),
         Node::Unreadable => e.uint(3),
+        Node::Closed => e.uint(4),
     }
 }
 
@@ -229,6 +231,7 @@ fn get_node(d: &mut Decoder<'_>) -> Result<Node, DecodeError> {
         1 => Node::Stream(d.bytes()?),
         2 => Node::Directory,
         3 => Node::Unreadable,
+        4 => Node::Closed,
         _ => return Err(DecodeError),
     })
 }

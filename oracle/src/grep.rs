@@ -319,6 +319,9 @@ fn arbitrary_body(u: &mut Unstructured<'_>) -> arbitrary::Result<Body> {
     world.stdin = Stdin {
         node: if u.ratio(1, 3)? {
             Node::Regular(arbitrary_text(u, 40)?)
+        } else if u.ratio(1, 12)? {
+            // `<&-`
+            Node::Closed
         } else {
             Node::Stream(arbitrary_text(u, 40)?)
         },
@@ -477,6 +480,7 @@ impl GrepSystem for ModelGrep<'_> {
         };
         Ok(match node {
             Node::Unreadable => return Err(io::Error::from_raw_os_error(libc::EACCES)),
+            Node::Closed => return Err(io::Error::from_raw_os_error(libc::EBADF)),
             Node::Directory => GrepInput::Directory,
             Node::Regular(d) => GrepInput::Reader {
                 reader: Box::new(ChunkedReader::new(

@@ -57,6 +57,8 @@ pub enum WriteFailureKind {
     BrokenPipe,
     /// ENOSPC: /dev/full or a full disk.
     NoSpace,
+    /// EBADF: a closed stdout (`>&-`).
+    BadDescriptor,
 }
 
 impl WriteFailureKind {
@@ -64,6 +66,7 @@ impl WriteFailureKind {
         match self {
             WriteFailureKind::BrokenPipe => libc::EPIPE,
             WriteFailureKind::NoSpace => libc::ENOSPC,
+            WriteFailureKind::BadDescriptor => libc::EBADF,
         }
     }
 
@@ -71,6 +74,7 @@ impl WriteFailureKind {
         match self {
             WriteFailureKind::BrokenPipe => samebytes_spec::Errno::BrokenPipe,
             WriteFailureKind::NoSpace => samebytes_spec::Errno::NoSpace,
+            WriteFailureKind::BadDescriptor => samebytes_spec::Errno::BadDescriptor,
         }
     }
 }

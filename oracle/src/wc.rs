@@ -197,10 +197,12 @@ fn arbitrary_body(
         let name = u.choose(NAME_POOL)?.to_vec();
         world.files.insert(name, arbitrary_node(u)?);
     }
-    let stdin_node = match u.int_in_range(0..=4u8)? {
+    let stdin_node = match u.int_in_range(0..=5u8)? {
         0..=1 => Node::Regular(arbitrary_data(u, 60)?),
         2..=3 => Node::Stream(arbitrary_data(u, 60)?),
-        _ => Node::Directory,
+        4 => Node::Directory,
+        // `<&-`
+        _ => Node::Closed,
     };
     let offset = match &stdin_node {
         Node::Regular(d) if u.ratio(1, 4)? => u.int_in_range(0..=d.len() + 2)?,
@@ -422,9 +424,13 @@ impl<'w> ModelInputs<'w> {
 impl WcInputs for ModelInputs<'_> {
     fn stat(&mut self, name: Option<&[u8]>) -> Option<Stat> {
         match name {
-            None => Some(self.world.stat_stdin()),
+            None => self.world.fstat_stdin().ok(),
             Some(n) => self.world.stat(n).ok(),
         }
+    }
+
+    fn stdin_close_error(&self) -> Option<io::Error> {
+        self.world.stdin_closed().then(|| os_error(libc::EBADF))
     }
 
     fn open(&mut self, name: Option<&[u8]>) -> io::Result<Opened<'_>> {
@@ -432,6 +438,7 @@ impl WcInputs for ModelInputs<'_> {
         let data = match node {
             Node::Unreadable => return Err(os_error(libc::EACCES)),
             Node::Directory => return Ok(Opened::Reader(Box::new(FailingReader(libc::EISDIR)))),
+            Node::Closed => return Ok(Opened::Reader(Box::new(FailingReader(libc::EBADF)))),
             Node::Regular(d) | Node::Stream(d) => d,
         };
         Ok(Opened::Reader(Box::new(ChunkedReader::new(
@@ -447,6 +454,12 @@ impl WcInputs for ModelInputs<'_> {
             Node::Directory => {
                 return Ok((
                     Box::new(io::BufReader::new(FailingReader(libc::EISDIR))),
+                    false,
+                ))
+            }
+            Node::Closed => {
+                return Ok((
+                    Box::new(io::BufReader::new(FailingReader(libc::EBADF))),
                     false,
                 ))
             }
@@ -479,6 +492,7 @@ impl WcInputs for SliceInputs<'_> {
         match node {
             Node::Unreadable => Err(os_error(libc::EACCES)),
             Node::Directory => Ok(Opened::Reader(Box::new(FailingReader(libc::EISDIR)))),
+            Node::Closed => Ok(Opened::Reader(Box::new(FailingReader(libc::EBADF)))),
             // A mapped file with a bad block faults, and the binary reads it
             // again with read(), which fails: the reader path.
             Node::Regular(d) | Node::Stream(d) if fail_at.is_some() => Ok(Opened::Reader(
@@ -493,6 +507,10 @@ impl WcInputs for SliceInputs<'_> {
 
     fn open_list(&mut self, name: Option<&[u8]>) -> io::Result<(Box<dyn BufRead>, bool)> {
         self.model.open_list(name)
+    }
+
+    fn stdin_close_error(&self) -> Option<io::Error> {
+        self.model.stdin_close_error()
     }
 }
 

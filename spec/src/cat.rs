@@ -34,7 +34,7 @@
 use crate::getopt::{self, HasArg, Item, LongOpt, OptionTable, ShortOpt};
 use crate::quote::{quote_locale, quotef};
 use crate::world::{Node, Reads, World};
-use crate::{Locale, Outcome, StdoutFailure};
+use crate::{Errno, Locale, Outcome, StdoutFailure};
 
 /// The process environment that matters to cat.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -452,6 +452,9 @@ pub enum CatStdout {
     /// a failure is a write error whichever kernel path met it (GNU's
     /// `copy_cat` blames the input instead: docs/differences.md).
     Regular,
+    /// Descriptor 1 is not open (`>&-`): cat's `fstat` of it fails before
+    /// anything is read; `--help` meets a failing write instead.
+    Closed,
 }
 
 /// Run cat on a command line against a world.
@@ -465,6 +468,10 @@ pub fn cat(
     let failure = match stdout {
         CatStdout::Stream | CatStdout::Regular => stdout_failure,
         CatStdout::File(_) => None,
+        CatStdout::Closed => Some(StdoutFailure {
+            limit: 0,
+            errno: Errno::BadDescriptor,
+        }),
     };
     let program = &env.program;
     let opts = match parse_args(args, env) {
@@ -481,6 +488,12 @@ pub fn cat(
         }
     };
     let mut out = Outcome::default();
+    if *stdout == CatStdout::Closed {
+        let what = Errno::BadDescriptor.message();
+        out.stderr = format!("{program}: standard output: {what}\n").into_bytes();
+        out.status = 1;
+        return out;
+    }
     let mut reads = Reads::new(world);
     let mut formatter = Formatter::new(opts.format);
     let operands = if opts.operands.is_empty() {
@@ -556,6 +569,15 @@ pub fn cat(
         }
     }
     formatter.finish(&mut out.stdout);
-    write_failed(&mut out);
+    if write_failed(&mut out) {
+        return out;
+    }
+    // GNU closes stdin at the end if it read it, and reports a failure.
+    if world.stdin_closed() && operands.iter().any(|o| o.as_slice() == b"-") {
+        let what = Errno::BadDescriptor.message();
+        out.stderr
+            .extend_from_slice(format!("{program}: closing standard input: {what}\n").as_bytes());
+        out.status = 1;
+    }
     out
 }

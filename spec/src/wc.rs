@@ -500,9 +500,10 @@ pub fn wc(
         Invocation::Run(o) => o,
         Invocation::Exit(mut outcome) => {
             if clip_stdout(&mut outcome.stdout, stdout_failure) {
+                let text = write_error_text(stdout_failure);
                 outcome
                     .stderr
-                    .extend_from_slice(format!("{}: write error\n", env.program).as_bytes());
+                    .extend_from_slice(format!("{}: {text}\n", env.program).as_bytes());
                 outcome.status = 1;
             }
             return outcome;
@@ -583,14 +584,15 @@ pub fn wc(
     } else {
         let mut minimum = 1;
         let mut regular_total: u64 = 0;
+        // A failed `fstat` (closed stdin) leaves the width alone.
         let stats: Vec<Option<Stat>> = if stdin_only {
-            vec![Some(world.stat_stdin())]
+            vec![world.fstat_stdin().ok()]
         } else {
             list.names
                 .iter()
                 .map(|n| {
                     if n.as_slice() == b"-" {
-                        Some(world.stat_stdin())
+                        world.fstat_stdin().ok()
                     } else {
                         world.stat(n).ok()
                     }
@@ -683,11 +685,29 @@ pub fn wc(
         out.stdout
             .extend(format_counts(&opts.select, width, &total, name, env.locale));
     }
+    // GNU closes stdin at the end if it counted it, and reports a failure.
+    let counted_stdin =
+        stdin_only || (!from_stdin_list && list.names.iter().any(|n| n.as_slice() == b"-"));
+    if counted_stdin && world.stdin_closed() {
+        err(&mut out, format!("-: {}", Errno::BadDescriptor.message()));
+    }
 
     if clip_stdout(&mut out.stdout, stdout_failure) {
-        err(&mut out, "write error".to_string());
+        err(&mut out, write_error_text(stdout_failure));
     }
     out
+}
+
+/// GNU's `close_stdout` names no reason for a failed write (gnulib's
+/// `close_stream` clears errno when closing worked), except when closing
+/// fails too: a closed stdout, EBADF.
+fn write_error_text(failure: Option<StdoutFailure>) -> String {
+    match failure {
+        Some(f) if f.errno == Errno::BadDescriptor => {
+            format!("write error: {}", f.errno.message())
+        }
+        _ => "write error".to_string(),
+    }
 }
 
 /// The block size of the model's file system (`st_blksize`).

@@ -15,6 +15,9 @@ pub enum Node {
     Directory,
     /// Exists, but `open` fails with EACCES.
     Unreadable,
+    /// Only as stdin: descriptor 0 is not open (`<&-`), so `fstat`,
+    /// `read` and `close` on it fail with EBADF.
+    Closed,
 }
 
 /// Standard input: a node, plus, for a regular file, the offset the
@@ -91,6 +94,16 @@ impl World {
         node_stat(self.lookup(name)?)
     }
 
+    /// Is descriptor 0 closed?
+    pub fn stdin_closed(&self) -> bool {
+        self.stdin.node == Node::Closed
+    }
+
+    /// `fstat(0)`: fails only on a closed descriptor.
+    pub fn fstat_stdin(&self) -> Result<Stat, Errno> {
+        node_stat(&self.stdin.node)
+    }
+
     pub fn stat_stdin(&self) -> Stat {
         node_stat(&self.stdin.node).unwrap_or(Stat::Other)
     }
@@ -103,6 +116,7 @@ fn node_stat(node: &Node) -> Result<Stat, Errno> {
         },
         Node::Unreadable => Stat::Regular { size: 0 },
         Node::Stream(_) | Node::Directory => Stat::Other,
+        Node::Closed => return Err(Errno::BadDescriptor),
     })
 }
 
@@ -132,6 +146,8 @@ impl<'w> Reads<'w> {
     pub fn read_named(&self, name: &[u8]) -> Result<(Vec<u8>, Option<Errno>), Errno> {
         match self.world.lookup(name)? {
             Node::Unreadable => Err(Errno::Access),
+            // Never a named file.
+            Node::Closed => Err(Errno::NoEntry),
             Node::Directory => Ok((Vec::new(), Some(Errno::IsDirectory))),
             Node::Regular(d) => Ok(read_until_error(
                 d,
@@ -175,6 +191,7 @@ impl<'w> Reads<'w> {
             Node::Stream(d) => (d.clone(), None),
             Node::Directory => (Vec::new(), Some(Errno::IsDirectory)),
             Node::Unreadable => (Vec::new(), Some(Errno::Access)),
+            Node::Closed => (Vec::new(), Some(Errno::BadDescriptor)),
         }
     }
 }

@@ -127,7 +127,7 @@ pub fn run_in_world(
         match node {
             Node::Regular(d) => std::fs::write(&path, d).expect("write file"),
             Node::Directory => std::fs::create_dir_all(&path).expect("mkdir"),
-            Node::Stream(_) | Node::Unreadable => unreachable!("filtered"),
+            Node::Stream(_) | Node::Unreadable | Node::Closed => unreachable!("filtered"),
         }
     }
     // GNU names itself after argv[0]; both sides run under the same name.
@@ -160,6 +160,10 @@ pub fn run_in_world(
             cmd.stdin(std::fs::File::open(&dir.path).expect("open dir"));
         }
         Node::Unreadable => unreachable!("stdin is never unreadable"),
+        Node::Closed => {
+            cmd.stdin(Stdio::null());
+            close_in_child(&mut cmd, 0);
+        }
     }
     let mut child = cmd.spawn().expect("spawn");
     let writer = feed.map(|d| {
@@ -173,6 +177,20 @@ pub fn run_in_world(
         w.join().expect("writer");
     }
     out
+}
+
+/// Close descriptor `fd` in the child after its redirections (`<&-`,
+/// `>&-`).
+pub fn close_in_child(cmd: &mut Command, fd: i32) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec only close(2) runs, which is
+    // async-signal-safe.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::close(fd);
+            Ok(())
+        });
+    }
 }
 
 /// /dev/full opened for writing, to be a tool's stdout.

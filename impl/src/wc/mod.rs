@@ -622,12 +622,13 @@ pub fn run(
         let name = (opts.total != TotalMode::Only).then_some(b"total".as_slice());
         out.write_all(&format_counts(&opts.select, width, &total, name, locale));
     }
+    if let Some(e) = inputs.stdin_close_error().filter(|_| stdin_read.get()) {
+        // GNU closes stdin at exit when it read it, and reports a failure,
+        // before `close_stdout` reports a failed write.
+        complain(stderr, &named(&sys::error_text(&e), b"-"));
+    }
     if let Some(msg) = out.write_error_message() {
         complain(stderr, msg.as_bytes());
-    }
-    if let Some(e) = inputs.stdin_close_error().filter(|_| stdin_read.get()) {
-        // GNU closes stdin at exit when it read it, and reports a failure.
-        complain(stderr, &named(&sys::error_text(&e), b"-"));
     }
     status
 }

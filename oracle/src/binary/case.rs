@@ -43,6 +43,8 @@ pub enum StdoutKind {
     File,
     AppendFile,
     Socket,
+    /// Descriptor 1 is not open (`>&-`).
+    Closed,
 }
 
 /// A fault plan's random part; the layer's plan adds files and paths.
@@ -267,7 +269,7 @@ fn world(rng: &mut Rng) -> World {
     if rng.chance(1, 8) {
         world.files.insert(b"d".to_vec(), Node::Directory);
     }
-    let stdin_node = match rng.below(10) {
+    let stdin_node = match rng.below(11) {
         0..=4 => Node::Regular({
             let n = size(rng);
             text(rng, n)
@@ -276,7 +278,9 @@ fn world(rng: &mut Rng) -> World {
             let n = size(rng).min(9 * MIB as usize);
             text(rng, n)
         }),
-        _ => Node::Directory,
+        9 => Node::Directory,
+        // `<&-`
+        _ => Node::Closed,
     };
     let offset = match &stdin_node {
         Node::Regular(d) if rng.chance(1, 4) => rng.below(d.len() as u64 + 2) as usize,
@@ -391,6 +395,7 @@ pub fn generate(tool: Tool, seed: u64) -> BinaryCase {
         StdoutKind::File,
         StdoutKind::AppendFile,
         StdoutKind::Socket,
+        StdoutKind::Closed,
     ]);
     let total_input: u64 = world
         .files
@@ -420,7 +425,9 @@ pub fn generate(tool: Tool, seed: u64) -> BinaryCase {
     let reader_stops_after =
         (repeats && matches!(stdout, StdoutKind::Pipe | StdoutKind::SlowPipe) && rng.chance(1, 3))
             .then(|| yes_limit(&mut rng));
+    // A closed stdout fails every write by itself.
     let fails = match tool {
+        _ if stdout == StdoutKind::Closed => false,
         Tool::Yes => reader_stops_after.is_none(),
         _ => !formatted_read_error && rng.chance(1, 3),
     };
@@ -428,6 +435,7 @@ pub fn generate(tool: Tool, seed: u64) -> BinaryCase {
         let errno = match stdout {
             StdoutKind::Pipe | StdoutKind::SlowPipe | StdoutKind::Socket => OutputErrno::BrokenPipe,
             StdoutKind::DevNull => rng.pick(&[OutputErrno::NoSpace, OutputErrno::Io]),
+            StdoutKind::Closed => unreachable!("a closed stdout gets no plan"),
             StdoutKind::File | StdoutKind::AppendFile => rng.pick(&[
                 OutputErrno::NoSpace,
                 OutputErrno::FileTooBig,
@@ -494,6 +502,7 @@ impl std::fmt::Display for BinaryCase {
             Node::Stream(d) => format!("stream, {} bytes", d.len()),
             Node::Directory => "directory".into(),
             Node::Unreadable => "unreadable".into(),
+            Node::Closed => "closed".into(),
         };
         let args: Vec<String> = self
             .args

@@ -111,6 +111,14 @@ pub fn expected_with_put_back(case: &BinaryCase) -> (Outcome, Option<usize>) {
         }),
         (None, None) => None,
     };
+    // A closed stdout fails every write with EBADF.
+    let failure = match case.stdout {
+        StdoutKind::Closed => Some(StdoutFailure {
+            limit: 0,
+            errno: Errno::BadDescriptor,
+        }),
+        _ => failure,
+    };
     let mut put_back = None;
     let outcome = match case.tool {
         Tool::Wc => {
@@ -119,6 +127,7 @@ pub fn expected_with_put_back(case: &BinaryCase) -> (Outcome, Option<usize>) {
         Tool::Cat => {
             let stdout = match case.stdout {
                 StdoutKind::File | StdoutKind::AppendFile => CatStdout::Regular,
+                StdoutKind::Closed => CatStdout::Closed,
                 _ => CatStdout::Stream,
             };
             samebytes_spec::cat::cat(

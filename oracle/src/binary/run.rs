@@ -132,7 +132,9 @@ pub fn materialize(case: &BinaryCase, dir: &Path) -> Vec<InputEio> {
         match node {
             Node::Regular(d) => std::fs::write(&path, d).expect("write file"),
             Node::Directory => std::fs::create_dir(&path).expect("mkdir"),
-            Node::Stream(_) | Node::Unreadable => unreachable!("the generator makes neither"),
+            Node::Stream(_) | Node::Unreadable | Node::Closed => {
+                unreachable!("the generator makes none of these")
+            }
         }
         fail_at(&path, case.world.read_errors.files.get(name).copied());
     }
@@ -217,6 +219,10 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
             cmd.stdin(std::fs::File::open(dir).expect("open folder"));
         }
         Node::Unreadable => unreachable!("stdin is never unreadable"),
+        // Closed in the child (below).
+        Node::Closed => {
+            cmd.stdin(Stdio::null());
+        }
     }
 
     // Stdout.
@@ -250,6 +256,27 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
             let (ours, theirs) = UnixStream::pair().expect("socketpair");
             cmd.stdout(std::os::fd::OwnedFd::from(theirs));
             out_reader = Some(Box::new(ours));
+        }
+        // Closed in the child (below).
+        StdoutKind::Closed => {
+            cmd.stdout(Stdio::null());
+        }
+    }
+    let close_stdin = case.world.stdin.node == Node::Closed;
+    let close_stdout = case.stdout == StdoutKind::Closed;
+    if close_stdin || close_stdout {
+        // SAFETY: between fork and exec only close(2) runs, which is
+        // async-signal-safe; the descriptors are the child's own copies.
+        unsafe {
+            cmd.pre_exec(move || {
+                if close_stdin {
+                    libc::close(0);
+                }
+                if close_stdout {
+                    libc::close(1);
+                }
+                Ok(())
+            });
         }
     }
     if let Some((after, errno)) = case.faults.output_failure {
@@ -297,7 +324,7 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
     }
     let stdout = match (stdout_thread, case.stdout) {
         (Some(t), _) => Some(t.join().expect("stdout reader")),
-        (None, StdoutKind::DevNull) => None,
+        (None, StdoutKind::DevNull | StdoutKind::Closed) => None,
         (None, _) => Some(std::fs::read(&out_path).expect("read stdout file")),
     };
     let stderr = stderr_thread.join().expect("stderr reader");

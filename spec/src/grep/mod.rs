@@ -1245,7 +1245,11 @@ fn grep_with(
                     .diagnose(format!("{program}: {diag_name}: {what}\n"));
             }
         };
-        let read = if is_stdin {
+        let read = if is_stdin && world.stdin_closed() {
+            // GNU's `fstat` fails first: the input is skipped, with no
+            // count line and no `-L` listing.
+            Err(Errno::BadDescriptor)
+        } else if is_stdin {
             let (data, error) = reads.read_stdin();
             Ok((data, error, matches!(world.stdin.node, Node::Directory)))
         } else {
