@@ -156,6 +156,7 @@ fn reproducers_replay_clean() {
                 read_errors: samebytes_spec::world::ReadErrors {
                     files: [(b"a".to_vec(), 3)].into(),
                     stdin: Some(0),
+                    stdin_would_block: false,
                 },
             },
             read: Default::default(),

@@ -16,7 +16,7 @@
 //! | `pipesz=P` | P % of `fcntl(F_SETPIPE_SZ)` fail with EPERM |
 //! | `mmap=P` | P % of file mappings (and anonymous ones of 1 MiB or more) fail with ENOMEM |
 //! | `eio=DEV:INO@N` | reads of that file at offsets from N on fail with EIO (mapped pages from N's page on raise SIGBUS) |
-//! | `outfail=FD@N:ERRNO` | descriptor FD takes N bytes, then fails with ERRNO (ENOSPC, EFBIG, EDQUOT, EPIPE or EIO) |
+//! | `outfail=FD@N:ERRNO` | descriptor FD takes N bytes, then fails with ERRNO (ENOSPC, EFBIG, EDQUOT, EPIPE, EIO or EAGAIN) |
 //! | `log=PATH` | append one line per decision to PATH |
 //! | `counts=PATH` | count intercepted calls in PATH (shared memory, so a killed process still leaves its counts) |
 
@@ -62,15 +62,18 @@ pub enum OutputErrno {
     QuotaExceeded,
     BrokenPipe,
     Io,
+    /// EAGAIN: a non-blocking stdout that is full.
+    WouldBlock,
 }
 
 impl OutputErrno {
-    pub const ALL: [OutputErrno; 5] = [
+    pub const ALL: [OutputErrno; 6] = [
         OutputErrno::NoSpace,
         OutputErrno::FileTooBig,
         OutputErrno::QuotaExceeded,
         OutputErrno::BrokenPipe,
         OutputErrno::Io,
+        OutputErrno::WouldBlock,
     ];
 
     pub fn name(self) -> &'static str {
@@ -80,6 +83,7 @@ impl OutputErrno {
             OutputErrno::QuotaExceeded => "EDQUOT",
             OutputErrno::BrokenPipe => "EPIPE",
             OutputErrno::Io => "EIO",
+            OutputErrno::WouldBlock => "EAGAIN",
         }
     }
 
@@ -90,6 +94,7 @@ impl OutputErrno {
             OutputErrno::QuotaExceeded => libc::EDQUOT,
             OutputErrno::BrokenPipe => libc::EPIPE,
             OutputErrno::Io => libc::EIO,
+            OutputErrno::WouldBlock => libc::EAGAIN,
         }
     }
 

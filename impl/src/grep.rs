@@ -91,6 +91,9 @@ pub trait GrepSystem {
     /// read of it started (`-m` was reached), or at its end, if it is a
     /// file that can seek.
     fn stdin_done(&mut self, resume_at: Option<u64>);
+    /// Read a stdin that cannot seek to its end, as GNU's `finalize_input`
+    /// does when it stopped early, so that its writer is not cut off.
+    fn drain_stdin(&mut self) -> io::Result<()>;
 }
 
 /// Searched parts of a mapping are released from our resident set in
@@ -1023,21 +1026,22 @@ fn search_all(
         } else {
             name.clone()
         };
-        let mut diagnose = |search: &mut Search, what: &str| -> Result<(), WriteFailed> {
-            if !opts.no_messages {
-                search.sink.flush()?;
-                let _ = writeln!(
-                    stderr,
-                    "{program}: {}: {what}",
-                    String::from_utf8_lossy(&display)
-                );
-            }
-            Ok(())
-        };
+        let diagnose =
+            |search: &mut Search, stderr: &mut dyn Write, what: &str| -> Result<(), WriteFailed> {
+                if !opts.no_messages {
+                    search.sink.flush()?;
+                    let _ = writeln!(
+                        stderr,
+                        "{program}: {}: {what}",
+                        String::from_utf8_lossy(&display)
+                    );
+                }
+                Ok(())
+            };
         let input = match system.open(if is_stdin { None } else { Some(name) }) {
             Ok(i) => i,
             Err(e) => {
-                diagnose(search, &crate::sys::error_text(&e))?;
+                diagnose(search, stderr, &crate::sys::error_text(&e))?;
                 error_seen = true;
                 continue;
             }
@@ -1051,7 +1055,7 @@ fn search_all(
             && opts.max_count.is_none_or(|m| m > 1)
             && system.is_output_file(name)
         {
-            diagnose(search, "input file is also the output")?;
+            diagnose(search, stderr, "input file is also the output")?;
             error_seen = true;
             continue;
         }
@@ -1071,8 +1075,9 @@ fn search_all(
                 && opts.max_count.is_some_and(|m| m > 0 && st.selected == m);
             system.stdin_done(reached.then_some(st.after_last_selected));
         }
+        let read_failed = read_error.is_some();
         if let Some(e) = read_error {
-            diagnose(search, &crate::sys::error_text(&e))?;
+            diagnose(search, stderr, &crate::sys::error_text(&e))?;
             error_seen = true;
         }
         let selected = st.selected;
@@ -1119,6 +1124,18 @@ fn search_all(
             if opts.quiet {
                 search.sink.flush()?;
                 return Ok(0);
+            }
+        }
+        // GNU's `finalize_input` (see the spec): without `-l`/`-L`, and
+        // unless `-m` was reached, a stdin that stopped short is drained.
+        if is_stdin
+            && search.eff.list == ListFiles::None
+            && opts.max_count != Some(selected)
+            && (read_failed || st.done)
+        {
+            if let Err(e) = system.drain_stdin() {
+                diagnose(search, stderr, &crate::sys::error_text(&e))?;
+                error_seen = true;
             }
         }
     }
@@ -1189,6 +1206,7 @@ fn errno_of(e: &io::Error) -> Errno {
         Some(libc::EBADF) => Errno::BadDescriptor,
         Some(libc::EFBIG) => Errno::FileTooBig,
         Some(libc::EDQUOT) => Errno::QuotaExceeded,
+        Some(libc::EAGAIN) => Errno::WouldBlock,
         _ => Errno::Io,
     }
 }
@@ -1320,6 +1338,26 @@ impl GrepSystem for SystemGrep {
                 _ => return,
             },
         };
+    }
+
+    fn drain_stdin(&mut self) -> io::Result<()> {
+        // A regular file was put at its end by `stdin_done`; a directory
+        // has nothing to drain.
+        match crate::sys::fstat(libc::STDIN_FILENO) {
+            Ok(info) if info.kind == crate::sys::FileKind::Regular => return Ok(()),
+            Ok(info) if info.kind == crate::sys::FileKind::Directory => return Ok(()),
+            _ => {}
+        }
+        let mut stdin = crate::fdinput::FdInput::stdin();
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            match stdin.read(&mut buf) {
+                Ok(0) => return Ok(()),
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     fn stdout_is_dev_null(&mut self) -> bool {

@@ -447,13 +447,6 @@ pub fn pread_probe(fd: RawFd, offset: u64) -> io::Result<usize> {
     }
 }
 
-/// Is `fd` in non-blocking mode (O_NONBLOCK)?
-pub fn is_nonblocking(fd: RawFd) -> bool {
-    // SAFETY: F_GETFL only reads the descriptor's status flags.
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    flags >= 0 && flags & libc::O_NONBLOCK != 0
-}
-
 /// One `copy_file_range(from, NULL, to, NULL, len, 0)`: copy at the file
 /// positions of both descriptors and advance them.
 pub fn copy_file_range(from: RawFd, to: RawFd, len: usize) -> io::Result<usize> {

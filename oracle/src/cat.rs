@@ -76,7 +76,7 @@ impl CatCase {
     /// as in the binary campaign.
     fn formatted_read_error(&self) -> bool {
         let errors = &self.world.read_errors;
-        (errors.stdin.is_some() || !errors.files.is_empty())
+        (errors.stdin.is_some() || errors.stdin_would_block || !errors.files.is_empty())
             && matches!(
                 samebytes_spec::cat::parse_args(&self.args, &self.env()),
                 samebytes_spec::cat::Invocation::Run(o) if !o.format.is_plain()
@@ -380,10 +380,15 @@ impl CatSystem for ModelCat<'_> {
                 (node, may_block, fail_at)
             }
         };
+        let would_block = name.is_none() && self.world.read_errors.stdin_would_block;
         let reader: Box<dyn io::Read> = match node {
             Node::Unreadable => return Err(os_error(libc::EACCES)),
             Node::Closed => return Err(os_error(libc::EBADF)),
             Node::Directory => Box::new(FailingReader(libc::EISDIR)),
+            Node::Stream(d) if would_block => Box::new(ChunkedReader::new(
+                schedule::stream_reader(&d, true),
+                self.read.clone(),
+            )),
             Node::Regular(d) | Node::Stream(d) => Box::new(ChunkedReader::new(
                 schedule::failing_reader(&d, 0, fail_at),
                 self.read.clone(),

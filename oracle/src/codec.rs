@@ -187,6 +187,7 @@ pub fn put_world(e: &mut Encoder, world: &World) {
     }
     // The stdin error point, plus one; 0 for none.
     e.uint(world.read_errors.stdin.map_or(0, |at| at as u64 + 1));
+    e.uint(u64::from(world.read_errors.stdin_would_block));
 }
 
 pub fn get_world(d: &mut Decoder<'_>) -> Result<World, DecodeError> {
@@ -206,6 +207,7 @@ pub fn get_world(d: &mut Decoder<'_>) -> Result<World, DecodeError> {
         world.read_errors.files.insert(name, at);
     }
     world.read_errors.stdin = d.usize()?.checked_sub(1);
+    world.read_errors.stdin_would_block = d.uint()? == 1;
     Ok(world)
 }
 

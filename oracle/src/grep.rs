@@ -7,7 +7,7 @@ use proptest::prelude::*;
 
 use crate::codec::{self, Decoder, Encoder};
 use crate::mismatch::{compare_outcomes, Mismatch};
-use std::io::{self, Cursor};
+use std::io;
 
 use crate::schedule::{self, ChunkedReader, ReadSchedule, ShortWriter, WriteSchedule};
 use samebytes::grep::{GrepConfig, GrepInput, GrepSystem};
@@ -490,7 +490,13 @@ impl GrepSystem for ModelGrep<'_> {
                 may_block: false,
             },
             Node::Stream(d) => GrepInput::Reader {
-                reader: Box::new(ChunkedReader::new(Cursor::new(d), self.case.read.clone())),
+                reader: Box::new(ChunkedReader::new(
+                    schedule::stream_reader(
+                        &d,
+                        name.is_none() && world.read_errors.stdin_would_block,
+                    ),
+                    self.case.read.clone(),
+                )),
                 may_block: true,
             },
         })
@@ -507,6 +513,16 @@ impl GrepSystem for ModelGrep<'_> {
     fn stdin_done(&mut self, resume_at: Option<u64>) {
         if let (Node::Regular(_), Some(r)) = (&self.case.world.stdin.node, resume_at) {
             self.stdin_next = Some(self.stdin_last_start + r as usize);
+        }
+    }
+
+    fn drain_stdin(&mut self) -> io::Result<()> {
+        let world = &self.case.world;
+        match world.stdin.node {
+            Node::Stream(_) if world.read_errors.stdin_would_block => {
+                Err(io::Error::from_raw_os_error(libc::EAGAIN))
+            }
+            _ => Ok(()),
         }
     }
 }

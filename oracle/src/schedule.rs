@@ -244,6 +244,10 @@ pub fn arbitrary_read_error(u: &mut Unstructured<'_>, world: &mut World) -> arbi
     if !u.ratio(1, 5)? {
         return Ok(());
     }
+    if matches!(world.stdin.node, Node::Stream(_)) && u.ratio(1, 3)? {
+        // A non-blocking pipe that runs dry: EAGAIN after its bytes.
+        world.read_errors.stdin_would_block = true;
+    }
     let mut candidates: Vec<(Option<Vec<u8>>, usize, usize)> = world
         .files
         .iter()
@@ -278,21 +282,34 @@ pub fn failing_reader(data: &[u8], from: usize, fail_at: Option<usize>) -> Faili
     let end = fail_at.map_or(data.len(), |at| at.clamp(from, data.len()));
     FailingAt {
         data: io::Cursor::new(data.get(from..end).unwrap_or_default().to_vec()),
-        fails: fail_at.is_some_and(|at| at < data.len()),
+        fails: fail_at
+            .is_some_and(|at| at < data.len())
+            .then_some(libc::EIO),
     }
 }
 
-/// See [`failing_reader`].
+/// A stream stdin's bytes, as a reader that then fails with EAGAIN at
+/// every read if `would_block` (a non-blocking pipe whose writer stays
+/// open), or ends.
+pub fn stream_reader(data: &[u8], would_block: bool) -> FailingAt {
+    FailingAt {
+        data: io::Cursor::new(data.to_vec()),
+        fails: would_block.then_some(libc::EAGAIN),
+    }
+}
+
+/// See [`failing_reader`] and [`stream_reader`].
 pub struct FailingAt {
     data: io::Cursor<Vec<u8>>,
-    fails: bool,
+    /// The errno every read past the data fails with.
+    fails: Option<i32>,
 }
 
 impl Read for FailingAt {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self.data.read(buf)? {
-            0 if self.fails && !buf.is_empty() => Err(io::Error::from_raw_os_error(libc::EIO)),
-            n => Ok(n),
+        match (self.data.read(buf)?, self.fails) {
+            (0, Some(errno)) if !buf.is_empty() => Err(io::Error::from_raw_os_error(errno)),
+            (n, _) => Ok(n),
         }
     }
 }

@@ -435,6 +435,12 @@ impl WcInputs for ModelInputs<'_> {
 
     fn open(&mut self, name: Option<&[u8]>) -> io::Result<Opened<'_>> {
         let (node, fail_at) = self.node(name)?;
+        if let (None, Node::Stream(d)) = (name, &node) {
+            return Ok(Opened::Reader(Box::new(ChunkedReader::new(
+                schedule::stream_reader(d, self.world.read_errors.stdin_would_block),
+                self.read.clone(),
+            ))));
+        }
         let data = match node {
             Node::Unreadable => return Err(os_error(libc::EACCES)),
             Node::Directory => return Ok(Opened::Reader(Box::new(FailingReader(libc::EISDIR)))),
@@ -449,6 +455,13 @@ impl WcInputs for ModelInputs<'_> {
 
     fn open_list(&mut self, name: Option<&[u8]>) -> io::Result<(Box<dyn BufRead>, bool)> {
         let (node, fail_at) = self.node(name)?;
+        if let (None, Node::Stream(d)) = (name, &node) {
+            let reader = ChunkedReader::new(
+                schedule::stream_reader(d, self.world.read_errors.stdin_would_block),
+                self.read.clone(),
+            );
+            return Ok((Box::new(io::BufReader::new(reader)), false));
+        }
         let (data, regular) = match node {
             Node::Unreadable => return Err(os_error(libc::EACCES)),
             Node::Directory => {
@@ -488,6 +501,10 @@ impl WcInputs for SliceInputs<'_> {
     }
 
     fn open(&mut self, name: Option<&[u8]>) -> io::Result<Opened<'_>> {
+        if name.is_none() && matches!(self.model.world.stdin.node, Node::Stream(_)) {
+            // A stream is never mapped.
+            return self.model.open(name);
+        }
         let (node, fail_at) = self.model.node(name)?;
         match node {
             Node::Unreadable => Err(os_error(libc::EACCES)),

@@ -70,6 +70,8 @@ pub enum Errno {
     FileTooBig,
     QuotaExceeded,
     BadDescriptor,
+    /// EAGAIN: a non-blocking descriptor with nothing to read.
+    WouldBlock,
 }
 
 impl Errno {
@@ -85,6 +87,7 @@ impl Errno {
             Errno::FileTooBig => "File too large",
             Errno::QuotaExceeded => "Disk quota exceeded",
             Errno::BadDescriptor => "Bad file descriptor",
+            Errno::WouldBlock => "Resource temporarily unavailable",
         }
     }
 }

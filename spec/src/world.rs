@@ -53,6 +53,9 @@ pub struct World {
 pub struct ReadErrors {
     pub files: BTreeMap<Vec<u8>, usize>,
     pub stdin: Option<usize>,
+    /// A stream stdin is non-blocking and its writer stays open: once its
+    /// bytes are read, every read fails with EAGAIN instead of ending.
+    pub stdin_would_block: bool,
 }
 
 /// The bytes of `data[from..]` a reader gets before a read error at `at`
@@ -183,12 +186,21 @@ impl<'w> Reads<'w> {
                 self.stdin_last_start = from;
                 read_until_error(d, from, self.world.read_errors.stdin)
             }
+            Node::Stream(_) if consumed && self.world.read_errors.stdin_would_block => {
+                (Vec::new(), Some(Errno::WouldBlock))
+            }
             Node::Regular(_) | Node::Stream(_) if consumed => (Vec::new(), None),
             Node::Regular(d) => {
                 self.stdin_last_start = s.offset;
                 read_until_error(d, s.offset, self.world.read_errors.stdin)
             }
-            Node::Stream(d) => (d.clone(), None),
+            Node::Stream(d) => (
+                d.clone(),
+                self.world
+                    .read_errors
+                    .stdin_would_block
+                    .then_some(Errno::WouldBlock),
+            ),
             Node::Directory => (Vec::new(), Some(Errno::IsDirectory)),
             Node::Unreadable => (Vec::new(), Some(Errno::Access)),
             Node::Closed => (Vec::new(), Some(Errno::BadDescriptor)),

@@ -449,6 +449,12 @@ impl Run<'_> {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 // The pipe is empty: read/write goes on from here.
                 Err(e) if sys::means_unsupported(&e) => return Ok(None),
+                // A non-blocking input with nothing to give: read() asks it
+                // again, and reports EAGAIN if it still has nothing.
+                Err(e) if e.raw_os_error() == Some(libc::EAGAIN) => {
+                    self.own_pipe = Some((pipe_r, pipe_w, capacity));
+                    return Ok(None);
+                }
                 // A real error reading the input: reported, never retried.
                 Err(e) => {
                     self.own_pipe = Some((pipe_r, pipe_w, capacity));
@@ -593,8 +599,12 @@ fn copy_error_is_output(e: &io::Error, in_fd: RawFd) -> bool {
 }
 
 /// splice from or to a pipe until EOF.  A refusal hands over to
-/// read/write from where the kernel stopped; any other error is reported
-/// against the end it belongs to ([`splice_error_is_output`]).
+/// read/write from where the kernel stopped, and so does EAGAIN: O_NONBLOCK
+/// on either end makes the whole splice non-blocking, so it cannot tell
+/// whether a non-blocking input is dry or a blocking output is full;
+/// read/write asks each end in its own mode (and reports EAGAIN against
+/// the end that gives it).  Any other error is reported against the end
+/// it belongs to ([`splice_error_is_output`]).
 fn splice_direct(in_fd: RawFd, out_fd: RawFd) -> Result<Option<Copied>, WriteFailed> {
     loop {
         match sys::splice(in_fd, out_fd, 1 << 30) {
@@ -602,7 +612,8 @@ fn splice_direct(in_fd: RawFd, out_fd: RawFd) -> Result<Option<Copied>, WriteFai
             Ok(_) => {}
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) if sys::means_unsupported(&e) => return Ok(None),
-            Err(e) if splice_error_is_output(&e, in_fd, out_fd) => return Err(WriteFailed(e)),
+            Err(e) if e.raw_os_error() == Some(libc::EAGAIN) => return Ok(None),
+            Err(e) if splice_error_is_output(&e, in_fd) => return Err(WriteFailed(e)),
             Err(e) => return Ok(Some(Copied::ReadError(e))),
         }
     }
@@ -611,12 +622,11 @@ fn splice_direct(in_fd: RawFd, out_fd: RawFd) -> Result<Option<Copied>, WriteFai
 /// Which end a direct splice's error belongs to.  GNU splices through a
 /// pipe of its own so that it always knows; a direct splice has one end
 /// that is a pipe, and a pipe fails only as a closed pipe (EPIPE, the
-/// output's) or a non-blocking one (EAGAIN, the non-blocking end's).  Any
+/// output's) or a non-blocking one (EAGAIN, handled before this).  Any
 /// other error comes from the end that is not a pipe.
-fn splice_error_is_output(e: &io::Error, in_fd: RawFd, out_fd: RawFd) -> bool {
+fn splice_error_is_output(e: &io::Error, in_fd: RawFd) -> bool {
     match e.raw_os_error() {
         Some(libc::EPIPE) => true,
-        Some(libc::EAGAIN) => sys::is_nonblocking(out_fd),
         _ => sys::fstat(in_fd).is_ok_and(|i| i.kind == FileKind::Fifo),
     }
 }

@@ -668,9 +668,11 @@ impl Names {
                         }
                         Some(name)
                     }
+                    // A name cut short by the error still counts, as with
+                    // GNU's getdelim; the error shows after it.
                     Err(e) => {
                         *error = Some(e);
-                        None
+                        (!name.is_empty()).then_some(name)
                     }
                 }
             }

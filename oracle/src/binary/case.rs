@@ -388,6 +388,15 @@ pub fn generate(tool: Tool, seed: u64) -> BinaryCase {
     if tool != Tool::Yes && rng.chance(1, 3) {
         read_error(&mut rng, &mut world);
     }
+    let stdin_socket = rng.chance(1, 3);
+    let small_stream = matches!(
+        &world.stdin.node,
+        Node::Stream(d) if d.len() <= super::run::PRELOAD_MAX
+    );
+    if tool != Tool::Yes && !stdin_socket && small_stream && rng.chance(1, 4) {
+        // A non-blocking pipe that runs dry (EAGAIN) instead of ending.
+        world.read_errors.stdin_would_block = true;
+    }
     let stdout = rng.pick(&[
         StdoutKind::DevNull,
         StdoutKind::Pipe,
@@ -411,7 +420,9 @@ pub fn generate(tool: Tool, seed: u64) -> BinaryCase {
     // which the spec does not model yet.  Such cases get no output failure.
     let formatted_read_error = tool == Tool::Cat
         && args.iter().any(|a| CAT_OPTIONS.contains(&a.as_slice()))
-        && (world.read_errors.stdin.is_some() || !world.read_errors.files.is_empty());
+        && (world.read_errors.stdin.is_some()
+            || world.read_errors.stdin_would_block
+            || !world.read_errors.files.is_empty());
     // yes never ends on its own: its stdout always fails, by the layer or
     // by a pipe's reader that goes away.  Only while yes repeats its line
     // is how much it wrote into the pipe beyond the reader's take
@@ -433,7 +444,12 @@ pub fn generate(tool: Tool, seed: u64) -> BinaryCase {
     };
     let output_failure = fails.then(|| {
         let errno = match stdout {
-            StdoutKind::Pipe | StdoutKind::SlowPipe | StdoutKind::Socket => OutputErrno::BrokenPipe,
+            // EAGAIN: the pipe or socket is non-blocking and full.
+            StdoutKind::Pipe | StdoutKind::SlowPipe | StdoutKind::Socket => rng.pick(&[
+                OutputErrno::BrokenPipe,
+                OutputErrno::BrokenPipe,
+                OutputErrno::WouldBlock,
+            ]),
             StdoutKind::DevNull => rng.pick(&[OutputErrno::NoSpace, OutputErrno::Io]),
             StdoutKind::Closed => unreachable!("a closed stdout gets no plan"),
             StdoutKind::File | StdoutKind::AppendFile => rng.pick(&[
@@ -485,7 +501,7 @@ pub fn generate(tool: Tool, seed: u64) -> BinaryCase {
         args,
         utf8: rng.chance(3, 4),
         world,
-        stdin_socket: rng.chance(1, 3),
+        stdin_socket,
         stdout,
         faults,
         env,

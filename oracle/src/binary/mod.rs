@@ -88,6 +88,7 @@ fn spec_errno(e: OutputErrno) -> Errno {
         OutputErrno::QuotaExceeded => Errno::QuotaExceeded,
         OutputErrno::BrokenPipe => Errno::BrokenPipe,
         OutputErrno::Io => Errno::Io,
+        OutputErrno::WouldBlock => Errno::WouldBlock,
     }
 }
 

@@ -146,6 +146,31 @@ pub fn materialize(case: &BinaryCase, dir: &Path) -> Vec<InputEio> {
     eio
 }
 
+/// The most a preloaded non-blocking stdin pipe holds (the unprivileged
+/// limit of `F_SETPIPE_SZ`).
+pub const PRELOAD_MAX: usize = 1 << 20;
+
+/// A pipe that already holds all of `data`, its read end non-blocking: a
+/// reader gets the bytes, then EAGAIN for as long as the write end is open.
+fn preloaded_nonblocking_pipe(data: &[u8]) -> (std::io::PipeReader, std::io::PipeWriter) {
+    use std::os::fd::AsRawFd;
+    assert!(data.len() <= PRELOAD_MAX, "the generator keeps it small");
+    let (reader, mut writer) = std::io::pipe().expect("pipe");
+    // SAFETY: fcntl(2) on descriptors we own; F_SETPIPE_SZ and F_SETFL
+    // change only the pipe's size and the read end's flags.
+    unsafe {
+        libc::fcntl(
+            writer.as_raw_fd(),
+            libc::F_SETPIPE_SZ,
+            PRELOAD_MAX as libc::c_int,
+        );
+        let flags = libc::fcntl(reader.as_raw_fd(), libc::F_GETFL);
+        libc::fcntl(reader.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
+    }
+    writer.write_all(data).expect("preload the pipe");
+    (reader, writer)
+}
+
 /// The longest a case may run before it counts as hung.
 const HANG_LIMIT: Duration = Duration::from_secs(60);
 
@@ -191,6 +216,9 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
 
     // Stdin.
     let mut feeder = None;
+    // The write end of a preloaded non-blocking stdin pipe, open until the
+    // child has exited, so that the child finds it dry, not ended.
+    let mut held_writer = None;
     // Our own handle on a regular stdin's open file: its offset is the
     // child's.
     let mut stdin_file = None;
@@ -210,6 +238,11 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
                 feed(&ours, data, seed);
                 let _ = ours.shutdown(std::net::Shutdown::Write);
             }));
+        }
+        Node::Stream(d) if case.world.read_errors.stdin_would_block => {
+            let (reader, writer) = preloaded_nonblocking_pipe(d);
+            cmd.stdin(reader);
+            held_writer = Some(writer);
         }
         // The pipe's feeder starts once the child has.
         Node::Stream(_) => {
@@ -292,7 +325,10 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
     // The command holds our copies of the child's socket ends: drop them,
     // or the readers never see the end of the child's output.
     drop(cmd);
-    if let (Node::Stream(d), false) = (&case.world.stdin.node, case.stdin_socket) {
+    let would_block = case.world.read_errors.stdin_would_block;
+    if let (Node::Stream(d), false, false) =
+        (&case.world.stdin.node, case.stdin_socket, would_block)
+    {
         let stdin = child.stdin.take().expect("piped stdin");
         let (data, seed) = (d.clone(), case.seed);
         feeder = Some(std::thread::spawn(move || feed(stdin, data, seed)));
@@ -322,6 +358,7 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
     if let Some(f) = feeder {
         let _ = f.join();
     }
+    drop(held_writer);
     let stdout = match (stdout_thread, case.stdout) {
         (Some(t), _) => Some(t.join().expect("stdout reader")),
         (None, StdoutKind::DevNull | StdoutKind::Closed) => None,

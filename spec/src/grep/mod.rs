@@ -1331,6 +1331,19 @@ fn grep_with(
                 return finish(run.out, 0, failure, program);
             }
         }
+        // GNU's `finalize_input`: without `-l`/`-L`, a stream stdin that
+        // was not read to its end is drained (so that its writer is not
+        // cut off), unless `-m` was reached.  A non-blocking one fails
+        // again there.
+        let drained = is_stdin
+            && matches!(world.stdin.node, Node::Stream(_))
+            && eff.list == ListFiles::None
+            && opts.max_count != Some(selected)
+            && (read_error.is_some() || ended_early);
+        if drained && world.read_errors.stdin_would_block {
+            file_error(&mut run, Errno::WouldBlock.message());
+            error_seen = true;
+        }
     }
     let status = if error_seen {
         2
