@@ -483,3 +483,44 @@ fn directory_operands_are_read_or_skipped_as_the_spec_says() {
         assert_same(&got, &expected, &format!("{args:?}"));
     }
 }
+
+/// After stopping early, GNU reads the rest of a stdin pipe (its
+/// `finalize_input`), so the producer finishes instead of dying of
+/// SIGPIPE; not with `-l`, `-L`, `-q` or `-m` reached.  Each run reports
+/// the pipeline's status (`pipefail`: the producer's death shows), against
+/// GNU's on the same pipeline.
+#[test]
+fn a_stdin_pipe_is_drained_as_gnu_drains_it() {
+    let s = Scratch::new("grep-drain");
+    let run = |grep: &str, producer: &str, args: &str, out: &str| -> String {
+        let script = format!("set -o pipefail; {producer} | \"$0\" {args} >{out}; echo $?");
+        let o = Command::new("bash")
+            .args(["-c", &script, grep])
+            .current_dir(&s.path)
+            .env("LC_ALL", "C")
+            .output()
+            .expect("run bash");
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let text = "seq 1 200000";
+    let binary_early = "{ printf 'x\\0y\\n'; seq 1 200000; }";
+    let cases = [
+        (text, "1", "/dev/null"),
+        (text, "-c 1", "/dev/null"),
+        (binary_early, "--binary-files=without-match -c 1", "out"),
+        (text, "-m1 1", "/dev/null"),
+        (text, "-m1 1", "out"),
+        (text, "-l 1", "out"),
+        (text, "-q 1", "out"),
+        (text, "-c 1", "out"),
+    ];
+    let ours = binary("grep").display().to_string();
+    let mut statuses = std::collections::BTreeSet::new();
+    for (producer, args, out) in cases {
+        let gnu = run("/usr/bin/grep", producer, args, out);
+        assert_eq!(run(&ours, producer, args, out), gnu, "{producer} | grep {args} >{out}");
+        statuses.insert(gnu);
+    }
+    // Both kinds of outcome occur, so the comparison means something.
+    assert!(statuses.len() > 1, "{statuses:?}");
+}
