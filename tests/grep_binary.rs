@@ -518,7 +518,11 @@ fn a_stdin_pipe_is_drained_as_gnu_drains_it() {
     let mut statuses = std::collections::BTreeSet::new();
     for (producer, args, out) in cases {
         let gnu = run("/usr/bin/grep", producer, args, out);
-        assert_eq!(run(&ours, producer, args, out), gnu, "{producer} | grep {args} >{out}");
+        assert_eq!(
+            run(&ours, producer, args, out),
+            gnu,
+            "{producer} | grep {args} >{out}"
+        );
         statuses.insert(gnu);
     }
     // Both kinds of outcome occur, so the comparison means something.
