@@ -89,17 +89,17 @@ fn run_real(program: &OsStr, case: &CatCase, args: &[Vec<u8>], dir: &Scratch) ->
         dir,
     );
     RealOutcome {
-        outcome: Outcome {
-            stdout: out.stdout,
-            stderr: out.stderr,
-            status: out.status.code().unwrap_or_else(|| {
+        outcome: Outcome::unplaced(
+            out.stdout,
+            out.stderr,
+            out.status.code().unwrap_or_else(|| {
                 panic!(
                     "{} killed: {:?} {args:?}",
                     program.to_string_lossy(),
                     out.status
                 )
             }),
-        },
+        ),
         out_file: out_path.map(|p| std::fs::read(p).expect("read out")),
     }
 }

@@ -44,14 +44,13 @@ fn world_of(files: &[(&str, &[u8])], stdin: Stdin) -> World {
 }
 
 fn outcome(out: std::process::Output) -> Outcome {
-    Outcome {
-        stdout: out.stdout,
-        stderr: out.stderr,
-        status: out
-            .status
+    Outcome::unplaced(
+        out.stdout,
+        out.stderr,
+        out.status
             .code()
             .unwrap_or_else(|| panic!("grep died: {}", describe(out.status))),
-    }
+    )
 }
 
 fn assert_same(actual: &Outcome, expected: &Outcome, what: &str) {
@@ -290,11 +289,7 @@ fn a_file_truncated_during_the_search() {
             None,
         );
         assert_same(
-            &Outcome {
-                stdout: first,
-                stderr,
-                status: status.code().unwrap_or(-1),
-            },
+            &Outcome::unplaced(first, stderr, status.code().unwrap_or(-1)),
             &expected,
             &format!("truncated after {read} bytes, threshold {threshold}"),
         );

@@ -112,11 +112,11 @@ fn run_gnu(case: &GrepCase, dir: &Scratch) -> (Outcome, Option<Vec<u8>>) {
     }
     let out = run_in_world(cmd, "grep", &case.world, case.utf8, false, dir);
     (
-        Outcome {
-            stdout: out.stdout,
-            stderr: out.stderr,
-            status: out.status.code().expect("grep exited"),
-        },
+        Outcome::unplaced(
+            out.stdout,
+            out.stderr,
+            out.status.code().expect("grep exited"),
+        ),
         out_path.map(|p| std::fs::read(p).expect("read out")),
     )
 }

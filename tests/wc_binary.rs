@@ -46,14 +46,13 @@ fn spec_as(
 }
 
 fn outcome(out: std::process::Output) -> Outcome {
-    Outcome {
-        stdout: out.stdout,
-        stderr: out.stderr,
-        status: out
-            .status
+    Outcome::unplaced(
+        out.stdout,
+        out.stderr,
+        out.status
             .code()
             .unwrap_or_else(|| panic!("killed: {}", describe(out.status))),
-    }
+    )
 }
 
 fn assert_same(actual: &Outcome, expected: &Outcome, what: &str) {

@@ -162,11 +162,11 @@ fn run_real(program: &OsStr, case: &WcCase, dir: &Scratch) -> Outcome {
     cmd.args(case.args.iter().map(|a| OsStr::from_bytes(a)))
         .stdout(Stdio::piped());
     let out = run_in_world(cmd, "wc", &case.world, case.utf8, case.posixly_correct, dir);
-    Outcome {
-        stdout: out.stdout,
-        stderr: out.stderr,
-        status: out.status.code().expect("not killed"),
-    }
+    Outcome::unplaced(
+        out.stdout,
+        out.stderr,
+        out.status.code().expect("not killed"),
+    )
 }
 
 fn show(o: &Outcome) -> String {

@@ -68,11 +68,7 @@ fn run_through_pipe(program: &Path, case: &YesCase) -> Outcome {
         .expect("read");
     drop(r);
     let out = child.wait_with_output().expect("wait");
-    Outcome {
-        stdout,
-        stderr: out.stderr,
-        status: out.status.code().unwrap_or(-1),
-    }
+    Outcome::unplaced(stdout, out.stderr, out.status.code().unwrap_or(-1))
 }
 
 /// The spec for a pipe closed after `limit` bytes.

@@ -22,7 +22,8 @@ use samebytes_spec::world::{Node, Stdin, World};
 use samebytes_spec::{Errno, Locale, Outcome};
 
 use crate::codec::{self, Decoder, Encoder};
-use crate::mismatch::{compare_outcomes, Mismatch};
+use crate::mismatch::{compare_in_order, Mismatch};
+use crate::order;
 use crate::schedule::{self, ChunkedReader, ReadSchedule, ShortWriter, WriteSchedule};
 use crate::wc::{arbitrary_data, arbitrary_size, os_error, FailingReader};
 
@@ -420,7 +421,7 @@ impl CatSystem for ModelCat<'_> {
 
 /// Stdout in tests: the case's write schedule, counting accepted bytes.
 struct CountingWriter {
-    inner: ShortWriter<Vec<u8>>,
+    inner: ShortWriter<order::StdoutSink>,
     written: Rc<Cell<usize>>,
 }
 
@@ -446,11 +447,11 @@ pub fn run_impl(case: &CatCase, read: ReadSchedule, cfg: &CatConfig) -> Outcome 
         last_opened: None,
         written: written.clone(),
     };
+    let (stdout_sink, mut stderr) = order::sinks();
     let mut stdout = CountingWriter {
-        inner: ShortWriter::new(Vec::new(), case.write_schedule()),
+        inner: ShortWriter::new(stdout_sink, case.write_schedule()),
         written,
     };
-    let mut stderr = Vec::new();
     let status = samebytes::cat::run(
         &case.args,
         &case.env(),
@@ -459,11 +460,8 @@ pub fn run_impl(case: &CatCase, read: ReadSchedule, cfg: &CatConfig) -> Outcome 
         &mut stderr,
         cfg,
     );
-    Outcome {
-        stdout: stdout.inner.into_inner(),
-        stderr,
-        status,
-    }
+    drop(stdout);
+    stderr.outcome(status)
 }
 
 /// Run the spec on a case.
@@ -518,7 +516,7 @@ pub fn check_cat(case: &CatCase) -> Result<(), Box<Mismatch>> {
     let repro = || case.reproducer();
     for (name, read, cfg) in variants(case) {
         let actual = run_impl(case, read, &cfg);
-        compare_outcomes("cat", &name, &expected, &actual, &repro)?;
+        compare_in_order("cat", &name, &expected, &actual, &repro)?;
     }
     Ok(())
 }

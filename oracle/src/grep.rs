@@ -6,7 +6,8 @@ use arbitrary::{Arbitrary, Unstructured};
 use proptest::prelude::*;
 
 use crate::codec::{self, Decoder, Encoder};
-use crate::mismatch::{compare_outcomes, Mismatch};
+use crate::mismatch::{compare_in_order, Mismatch};
+use crate::order;
 use std::io;
 
 use crate::schedule::{self, ChunkedReader, ReadSchedule, ShortWriter, WriteSchedule};
@@ -535,8 +536,8 @@ pub fn run_impl(case: &GrepCase) -> Outcome {
         stdin_last_start: 0,
         stdin_next: None,
     };
-    let mut stdout = ShortWriter::new(Vec::new(), case.write_schedule());
-    let mut stderr = Vec::new();
+    let (stdout_sink, mut stderr) = order::sinks();
+    let mut stdout = ShortWriter::new(stdout_sink, case.write_schedule());
     let cfg = GrepConfig {
         buffer: case.buffer,
         write_size: case.buffer.max(1),
@@ -551,11 +552,8 @@ pub fn run_impl(case: &GrepCase) -> Outcome {
         &cfg,
         false,
     );
-    Outcome {
-        stdout: stdout.into_inner(),
-        stderr,
-        status,
-    }
+    drop(stdout);
+    stderr.outcome(status)
 }
 
 /// Run the spec and the implementation on a case and compare.
@@ -563,7 +561,7 @@ pub fn check_grep(case: &GrepCase) -> Result<(), Box<Mismatch>> {
     let expected = case.spec_outcome();
     let actual = run_impl(case);
     let variant = format!("buffer {}", case.buffer);
-    compare_outcomes("grep", &variant, &expected, &actual, &|| case.reproducer())
+    compare_in_order("grep", &variant, &expected, &actual, &|| case.reproducer())
 }
 
 /// The fuzz target's body.

@@ -6,6 +6,7 @@
 //! - One driver per tool ([`wc::check_wc`], [`cat::check_cat`],
 //!   [`yes::check_yes`], [`grep::check_grep`]) that runs the spec and the implementation on the
 //!   same case and compares stdout, stderr and status.
+//! - [`order`]: where diagnostics fall among the stdout bytes.
 //! - [`mismatch::Mismatch`]: a readable report with a one-line reproducer.
 //! - [`campaign`]: the time-boxed randomized campaign behind the CLI.
 
@@ -15,6 +16,7 @@ pub mod cat;
 pub mod codec;
 pub mod grep;
 pub mod mismatch;
+pub mod order;
 pub mod schedule;
 pub mod wc;
 pub mod yes;

@@ -12,6 +12,8 @@ pub enum Stream {
     Status,
     /// Where an inherited regular stdin was left.
     StdinOffset,
+    /// Where the diagnostics fall among the stdout bytes.
+    Order,
 }
 
 #[derive(Clone, Debug)]
@@ -68,6 +70,19 @@ pub fn compare_outcomes(
     Ok(())
 }
 
+/// [`compare_outcomes`], then the order of the two streams: for runs whose
+/// writes were recorded in one place (the in-process drivers).
+pub fn compare_in_order(
+    tool: &'static str,
+    variant: &str,
+    expected: &samebytes_spec::Outcome,
+    actual: &samebytes_spec::Outcome,
+    reproducer: &dyn Fn() -> String,
+) -> Result<(), Box<Mismatch>> {
+    compare_outcomes(tool, variant, expected, actual, reproducer)?;
+    crate::order::compare(tool, variant, expected, actual, reproducer)
+}
+
 fn looks_textual(bytes: &[u8]) -> bool {
     std::str::from_utf8(bytes)
         .is_ok_and(|s| s.chars().all(|c| c == '\n' || c == '\t' || !c.is_control()))
@@ -101,10 +116,13 @@ impl fmt::Display for Mismatch {
             Stream::Stderr => "stderr",
             Stream::Status => "exit status",
             Stream::StdinOffset => "stdin offset",
+            Stream::Order => "the order of stdout and stderr",
         };
         writeln!(f, "{} mismatch in {which} ({})", self.tool, self.variant)?;
-        if matches!(self.stream, Stream::Status | Stream::StdinOffset)
-            || (looks_textual(&self.expected) && looks_textual(&self.actual))
+        if matches!(
+            self.stream,
+            Stream::Status | Stream::StdinOffset | Stream::Order
+        ) || (looks_textual(&self.expected) && looks_textual(&self.actual))
         {
             let expected = String::from_utf8_lossy(&self.expected);
             let actual = String::from_utf8_lossy(&self.actual);

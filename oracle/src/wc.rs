@@ -18,7 +18,8 @@ use samebytes_spec::world::{Node, Stat, Stdin, World};
 use samebytes_spec::{Locale, Outcome};
 
 use crate::codec::{self, Decoder, Encoder};
-use crate::mismatch::{compare_outcomes, Mismatch};
+use crate::mismatch::{compare_in_order, Mismatch};
+use crate::order;
 use crate::schedule::{self, ChunkedReader, ReadSchedule, ShortWriter, WriteSchedule};
 
 /// One wc test case.
@@ -538,8 +539,8 @@ pub fn run_impl(case: &WcCase, path: ImplPath, cfg: &WcConfig) -> Outcome {
         read: case.read.clone(),
         stdin_consumed: false,
     };
-    let mut stdout = ShortWriter::new(Vec::new(), case.write.clone());
-    let mut stderr = Vec::new();
+    let (stdout_sink, mut stderr) = order::sinks();
+    let mut stdout = ShortWriter::new(stdout_sink, case.write.clone());
     let status = match path {
         ImplPath::Slice => {
             let mut inputs = SliceInputs {
@@ -567,11 +568,8 @@ pub fn run_impl(case: &WcCase, path: ImplPath, cfg: &WcConfig) -> Outcome {
             )
         }
     };
-    Outcome {
-        stdout: stdout.into_inner(),
-        stderr,
-        status,
-    }
+    drop(stdout);
+    stderr.outcome(status)
 }
 
 /// Run the spec on a case.
@@ -616,7 +614,7 @@ pub fn check_wc(case: &WcCase) -> Result<(), Box<Mismatch>> {
     let repro = || case.reproducer();
     for (name, path, cfg) in variants(case) {
         let actual = run_impl(case, path, &cfg);
-        compare_outcomes("wc", &name, &expected, &actual, &repro)?;
+        compare_in_order("wc", &name, &expected, &actual, &repro)?;
     }
     Ok(())
 }

@@ -24,7 +24,8 @@ use samebytes_spec::yes::YesEnv;
 use samebytes_spec::{Outcome, StdoutFailure};
 
 use crate::codec::{self, Decoder, Encoder};
-use crate::mismatch::{compare_outcomes, Mismatch};
+use crate::mismatch::{compare_in_order, Mismatch};
+use crate::order;
 use crate::schedule::{
     self, ShortWriter, WriteFailure, WriteFailureKind, WriteSchedule, WriteStep,
 };
@@ -276,7 +277,7 @@ pub fn yes_case() -> impl Strategy<Value = YesCase> {
 /// Stdout in tests: the case's write schedule behind the implementation's
 /// output seam.  A send takes what one short write accepts.
 struct ModelOutput {
-    writer: ShortWriter<Vec<u8>>,
+    writer: ShortWriter<order::StdoutSink>,
     send_size: usize,
 }
 
@@ -296,11 +297,11 @@ impl YesOutput for ModelOutput {
 
 /// Run the implementation on a case with one config.
 pub fn run_impl(case: &YesCase, config: &YesConfig) -> Outcome {
+    let (stdout_sink, mut stderr) = order::sinks();
     let mut out = ModelOutput {
-        writer: ShortWriter::new(Vec::new(), case.write_schedule()),
+        writer: ShortWriter::new(stdout_sink, case.write_schedule()),
         send_size: config.pipe_size,
     };
-    let mut stderr = Vec::new();
     let status = samebytes::yes::run(
         &case.args,
         &case.env(),
@@ -309,11 +310,7 @@ pub fn run_impl(case: &YesCase, config: &YesConfig) -> Outcome {
         config,
         false,
     );
-    Outcome {
-        stdout: out.writer.into_inner(),
-        stderr,
-        status,
-    }
+    stderr.outcome(status)
 }
 
 /// Run the spec on a case.
@@ -354,7 +351,7 @@ pub fn check_yes(case: &YesCase) -> Result<(), Box<Mismatch>> {
     let repro = || case.reproducer();
     for (name, config) in variants(case) {
         let actual = run_impl(case, &config);
-        compare_outcomes("yes", &name, &expected, &actual, &repro)?;
+        compare_in_order("yes", &name, &expected, &actual, &repro)?;
     }
     Ok(())
 }

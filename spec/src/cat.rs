@@ -201,11 +201,7 @@ With no FILE, or when FILE is -, read standard input.
 ";
 
 fn exit_with(stdout: Vec<u8>, stderr: String, status: i32) -> Invocation {
-    Invocation::Exit(Outcome {
-        stdout,
-        stderr: stderr.into_bytes(),
-        status,
-    })
+    Invocation::Exit(Outcome::new(stdout, stderr.into_bytes(), status))
 }
 
 /// Parse a buffer size: decimal digits, then optionally `K`, `M` or `G`
@@ -327,11 +323,11 @@ pub fn parse_args(args: &[Vec<u8>], env: &CatEnv) -> Invocation {
     }
     if let Some(message) = error {
         let try_help = format!("Try '{program} --help' for more information.\n");
-        return Invocation::Exit(Outcome {
-            stdout: Vec::new(),
-            stderr: [message, try_help.into_bytes()].concat(),
-            status: 1,
-        });
+        return Invocation::Exit(Outcome::new(
+            Vec::new(),
+            [message, try_help.into_bytes()].concat(),
+            1,
+        ));
     }
     Invocation::Run(opts)
 }
@@ -477,11 +473,9 @@ pub fn cat(
     let opts = match parse_args(args, env) {
         Invocation::Run(o) => o,
         Invocation::Exit(mut outcome) => {
-            if let Some(f) = failure.filter(|f| outcome.stdout.len() > f.limit) {
-                outcome.stdout.truncate(f.limit);
-                outcome.stderr.extend_from_slice(
-                    format!("{program}: write error: {}\n", f.errno.message()).as_bytes(),
-                );
+            if outcome.clip_stdout(failure) {
+                let what = failure.map(|f| f.errno.message()).unwrap_or_default();
+                outcome.diagnose(format!("{program}: write error: {what}\n").as_bytes());
                 outcome.status = 1;
             }
             return outcome;
@@ -490,7 +484,7 @@ pub fn cat(
     let mut out = Outcome::default();
     if *stdout == CatStdout::Closed {
         let what = Errno::BadDescriptor.message();
-        out.stderr = format!("{program}: standard output: {what}\n").into_bytes();
+        out.diagnose(format!("{program}: standard output: {what}\n").as_bytes());
         out.status = 1;
         return out;
     }
@@ -504,22 +498,20 @@ pub fn cat(
 
     // Has a write failed by now?  Then cat has already stopped.
     let write_failed = |out: &mut Outcome| -> bool {
-        match failure {
-            Some(f) if out.stdout.len() > f.limit => {
-                out.stdout.truncate(f.limit);
-                out.stderr.extend_from_slice(
-                    format!("{program}: write error: {}\n", f.errno.message()).as_bytes(),
-                );
-                out.status = 1;
-                true
-            }
-            _ => false,
+        if !out.clip_stdout(failure) {
+            return false;
         }
+        let what = failure.map(|f| f.errno.message()).unwrap_or_default();
+        out.diagnose(format!("{program}: write error: {what}\n").as_bytes());
+        out.status = 1;
+        true
+    };
+    let message = |name: &[u8], what: &str| {
+        let name = String::from_utf8_lossy(&quotef(name, env.locale)).into_owned();
+        format!("{program}: {name}: {what}\n").into_bytes()
     };
     let diagnose = |out: &mut Outcome, name: &[u8], what: &str| {
-        let name = String::from_utf8_lossy(&quotef(name, env.locale)).into_owned();
-        out.stderr
-            .extend_from_slice(format!("{program}: {name}: {what}\n").as_bytes());
+        out.diagnose(&message(name, what));
         out.status = 1;
     };
 
@@ -549,6 +541,7 @@ pub fn cat(
         match read {
             Err(e) => diagnose(&mut out, name, e.message()),
             Ok((data, error)) => {
+                let before = out.stdout.len();
                 if opts.format.is_plain() {
                     out.stdout.extend_from_slice(&data);
                 } else {
@@ -562,8 +555,17 @@ pub fn cat(
                 if error.is_some() && opts.format.is_plain() && write_failed(&mut out) {
                     return out;
                 }
-                if let Some(e) = error {
-                    diagnose(&mut out, name, e.message());
+                match error {
+                    // GNU reports a read error, then writes what formatting
+                    // still held in its output buffer: the message falls
+                    // somewhere in this input's output (docs/differences.md).
+                    Some(e) if !opts.format.is_plain() => {
+                        let at = out.stdout.len();
+                        out.diagnose_between(&message(name, e.message()), before, at);
+                        out.status = 1;
+                    }
+                    Some(e) => diagnose(&mut out, name, e.message()),
+                    None => {}
                 }
             }
         }
@@ -575,8 +577,7 @@ pub fn cat(
     // GNU closes stdin at the end if it read it, and reports a failure.
     if world.stdin_closed() && operands.iter().any(|o| o.as_slice() == b"-") {
         let what = Errno::BadDescriptor.message();
-        out.stderr
-            .extend_from_slice(format!("{program}: closing standard input: {what}\n").as_bytes());
+        out.diagnose(format!("{program}: closing standard input: {what}\n").as_bytes());
         out.status = 1;
     }
     out

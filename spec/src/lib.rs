@@ -26,12 +26,97 @@ pub fn version_text(tool: &str) -> String {
     )
 }
 
-/// What a run of a tool produced.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// What a run of a tool produced.  Two outcomes are equal when their
+/// streams and statuses are: the placements are compared on their own
+/// (`samebytes_oracle::order`), since a process read through two pipes
+/// cannot show them.
+#[derive(Clone, Debug, Default, Eq)]
 pub struct Outcome {
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
     pub status: i32,
+    /// Where the stderr bytes fall among the stdout bytes, as seen by a
+    /// reader of both (`2>&1`): one entry per diagnostic, in stderr order.
+    /// A process run from outside cannot observe this through two pipes;
+    /// the in-process oracle records it for the implementation.
+    pub placements: Vec<Placement>,
+}
+
+/// One diagnostic's place: the stderr bytes from `stderr_at` on (up to the
+/// next placement) were written when stdout held between `stdout_min` and
+/// `stdout_max` bytes.  Nearly every diagnostic has one exact place; a
+/// range is for output GNU may still hold in a buffer of its own
+/// (cat's formatting, docs/differences.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placement {
+    pub stderr_at: usize,
+    pub stdout_min: usize,
+    pub stdout_max: usize,
+}
+
+impl PartialEq for Outcome {
+    fn eq(&self, other: &Outcome) -> bool {
+        (&self.stdout, &self.stderr, self.status) == (&other.stdout, &other.stderr, other.status)
+    }
+}
+
+impl Outcome {
+    /// What a process wrote to two pipes: where its diagnostics fell among
+    /// its stdout bytes is unknown.
+    pub fn unplaced(stdout: Vec<u8>, stderr: Vec<u8>, status: i32) -> Outcome {
+        Outcome {
+            stdout,
+            stderr,
+            status,
+            placements: Vec::new(),
+        }
+    }
+
+    /// An outcome whose diagnostics, if any, all come after its stdout.
+    pub fn new(stdout: Vec<u8>, stderr: Vec<u8>, status: i32) -> Outcome {
+        let mut outcome = Outcome {
+            stdout,
+            status,
+            ..Outcome::default()
+        };
+        outcome.diagnose(&stderr);
+        outcome
+    }
+
+    /// Write a diagnostic after everything written to stdout so far.
+    pub fn diagnose(&mut self, text: &[u8]) {
+        let at = self.stdout.len();
+        self.diagnose_between(text, at, at);
+    }
+
+    /// Write a diagnostic somewhere after `min` and before `max` stdout
+    /// bytes.
+    pub fn diagnose_between(&mut self, text: &[u8], min: usize, max: usize) {
+        if text.is_empty() {
+            return;
+        }
+        self.placements.push(Placement {
+            stderr_at: self.stderr.len(),
+            stdout_min: min,
+            stdout_max: max,
+        });
+        self.stderr.extend_from_slice(text);
+    }
+
+    /// Apply a stdout failure: the bytes past its limit are lost, and a
+    /// diagnostic placed past it is placed at it.  Says whether any bytes
+    /// were lost.
+    pub fn clip_stdout(&mut self, failure: Option<StdoutFailure>) -> bool {
+        let Some(f) = failure.filter(|f| self.stdout.len() > f.limit) else {
+            return false;
+        };
+        self.stdout.truncate(f.limit);
+        for p in &mut self.placements {
+            p.stdout_min = p.stdout_min.min(f.limit);
+            p.stdout_max = p.stdout_max.min(f.limit);
+        }
+        true
+    }
 }
 
 /// The character set a tool runs in, as decided by `setlocale(LC_ALL, "")`:
@@ -97,16 +182,4 @@ impl Errno {
 pub struct StdoutFailure {
     pub limit: usize,
     pub errno: Errno,
-}
-
-/// Apply a stdout failure to what a tool would have written: the bytes past
-/// the limit are lost, and the caller learns whether any were.
-pub fn clip_stdout(stdout: &mut Vec<u8>, failure: Option<StdoutFailure>) -> bool {
-    match failure {
-        Some(f) if stdout.len() > f.limit => {
-            stdout.truncate(f.limit);
-            true
-        }
-        _ => false,
-    }
 }

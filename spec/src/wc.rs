@@ -28,7 +28,7 @@ use crate::getopt::{self, HasArg, Item, LongOpt, OptionTable, ShortOpt};
 use crate::quote::{quote_locale, quoteaf, quotef};
 use crate::text::{self, Unit};
 use crate::world::{Node, Reads, Stat, World};
-use crate::{clip_stdout, Errno, Locale, Outcome, StdoutFailure};
+use crate::{Errno, Locale, Outcome, StdoutFailure};
 
 /// The process environment that matters to wc.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -251,11 +251,11 @@ samebytes wc: a drop-in for GNU coreutils wc; see docs/differences.md.
 ";
 
 fn usage_error(message: Vec<u8>, env: &WcEnv) -> Invocation {
-    Invocation::Exit(Outcome {
-        stdout: Vec::new(),
-        stderr: [message, try_help(&env.program).into_bytes()].concat(),
-        status: 1,
-    })
+    Invocation::Exit(Outcome::new(
+        Vec::new(),
+        [message, try_help(&env.program).into_bytes()].concat(),
+        1,
+    ))
 }
 
 /// Parse a wc command line (without the program name).
@@ -288,18 +288,18 @@ pub fn parse_args(args: &[Vec<u8>], env: &WcEnv) -> Invocation {
                     }
                 }
                 OptId::Help => {
-                    return Invocation::Exit(Outcome {
-                        stdout: help_text(&env.program).into_bytes(),
-                        stderr: Vec::new(),
-                        status: 0,
-                    })
+                    return Invocation::Exit(Outcome::new(
+                        help_text(&env.program).into_bytes(),
+                        Vec::new(),
+                        0,
+                    ))
                 }
                 OptId::Version => {
-                    return Invocation::Exit(Outcome {
-                        stdout: crate::version_text("wc").into_bytes(),
-                        stderr: Vec::new(),
-                        status: 0,
-                    })
+                    return Invocation::Exit(Outcome::new(
+                        crate::version_text("wc").into_bytes(),
+                        Vec::new(),
+                        0,
+                    ))
                 }
             },
         }
@@ -345,11 +345,7 @@ fn total_argmatch_failure(value: &[u8], kind: getopt::ArgmatchError, env: &WcEnv
         msg.push_str(&format!("  - {}\n", q(name.as_bytes())));
     }
     msg.push_str(&try_help(&env.program));
-    Outcome {
-        stdout: Vec::new(),
-        stderr: msg.into_bytes(),
-        status: 1,
-    }
+    Outcome::new(Vec::new(), msg.into_bytes(), 1)
 }
 
 /// The five counts of one input.
@@ -499,11 +495,9 @@ pub fn wc(
     let opts = match parse_args(args, env) {
         Invocation::Run(o) => o,
         Invocation::Exit(mut outcome) => {
-            if clip_stdout(&mut outcome.stdout, stdout_failure) {
+            if outcome.clip_stdout(stdout_failure) {
                 let text = write_error_text(stdout_failure);
-                outcome
-                    .stderr
-                    .extend_from_slice(format!("{}: {text}\n", env.program).as_bytes());
+                outcome.diagnose(format!("{}: {text}\n", env.program).as_bytes());
                 outcome.status = 1;
             }
             return outcome;
@@ -513,8 +507,7 @@ pub fn wc(
     let mut reads = Reads::new(world);
     let q = |s: &[u8]| String::from_utf8_lossy(&quotef(s, env.locale)).into_owned();
     let err = |out: &mut Outcome, msg: String| {
-        out.stderr
-            .extend_from_slice(format!("{}: {msg}\n", env.program).as_bytes());
+        out.diagnose(format!("{}: {msg}\n", env.program).as_bytes());
         out.status = 1;
     };
 
@@ -648,6 +641,8 @@ pub fn wc(
             Ok((data, read_error)) => {
                 let (counts, read_error) =
                     counts_of_read(&opts.select, env, world, Some(name), &data, read_error);
+                // Current GNU prints the counts of what it read, then the
+                // read error (9.1 the other way round: docs/differences.md).
                 emit(&mut out, &counts, Some(name));
                 total.add(&counts);
                 if let Some(e) = read_error {
@@ -692,7 +687,7 @@ pub fn wc(
         err(&mut out, format!("-: {}", Errno::BadDescriptor.message()));
     }
 
-    if clip_stdout(&mut out.stdout, stdout_failure) {
+    if out.clip_stdout(stdout_failure) {
         err(&mut out, write_error_text(stdout_failure));
     }
     out

@@ -127,11 +127,7 @@ pub fn parse_args<'a, A: AsRef<[u8]>>(args: &'a [A], env: &YesEnv) -> Invocation
                     )
                 }
             };
-            return Invocation::Exit(Outcome {
-                stdout: stdout.into_bytes(),
-                stderr,
-                status,
-            });
+            return Invocation::Exit(Outcome::new(stdout.into_bytes(), stderr, status));
         }
         if env.posixly_correct {
             scanning = false;
@@ -174,20 +170,17 @@ pub fn yes<A: AsRef<[u8]>>(args: &[A], env: &YesEnv, stdout_failure: StdoutFailu
     let reason = stdout_failure.errno.message();
     match parse_args(args, env) {
         Invocation::Exit(mut outcome) => {
-            if outcome.stdout.len() > stdout_failure.limit {
-                outcome.stdout.truncate(stdout_failure.limit);
-                outcome
-                    .stderr
-                    .extend_from_slice(format!("{program}: write error: {reason}\n").as_bytes());
+            if outcome.clip_stdout(Some(stdout_failure)) {
+                outcome.diagnose(format!("{program}: write error: {reason}\n").as_bytes());
                 outcome.status = 1;
             }
             outcome
         }
-        Invocation::Repeat(operands) => Outcome {
-            stdout: prefix(&line(&operands), stdout_failure.limit),
-            stderr: format!("{program}: standard output: {reason}\n").into_bytes(),
-            status: 1,
-        },
+        Invocation::Repeat(operands) => Outcome::new(
+            prefix(&line(&operands), stdout_failure.limit),
+            format!("{program}: standard output: {reason}\n").into_bytes(),
+            1,
+        ),
     }
 }
 

@@ -357,19 +357,19 @@ const USAGE_LINE: &str = "Usage: {p} [OPTION]... PATTERNS [FILE]...\n";
 fn usage_error(program: &str, message: Vec<u8>) -> Invocation {
     let usage = USAGE_LINE.replace("{p}", program);
     let try_help = format!("Try '{program} --help' for more information.\n");
-    Invocation::Exit(Outcome {
-        stdout: Vec::new(),
-        stderr: [message, usage.into_bytes(), try_help.into_bytes()].concat(),
-        status: 2,
-    })
+    Invocation::Exit(Outcome::new(
+        Vec::new(),
+        [message, usage.into_bytes(), try_help.into_bytes()].concat(),
+        2,
+    ))
 }
 
 fn trouble(program: &str, message: &str) -> Invocation {
-    Invocation::Exit(Outcome {
-        stdout: Vec::new(),
-        stderr: format!("{program}: {message}\n").into_bytes(),
-        status: 2,
-    })
+    Invocation::Exit(Outcome::new(
+        Vec::new(),
+        format!("{program}: {message}\n").into_bytes(),
+        2,
+    ))
 }
 
 /// The `--help` text.
@@ -642,18 +642,14 @@ pub fn parse_args(args: &[Vec<u8>], env: &GrepEnv) -> Invocation {
         return usage_error(program, message);
     }
     if show_version {
-        return Invocation::Exit(Outcome {
-            stdout: crate::version_text("grep").into_bytes(),
-            stderr: Vec::new(),
-            status: 0,
-        });
+        return Invocation::Exit(Outcome::new(
+            crate::version_text("grep").into_bytes(),
+            Vec::new(),
+            0,
+        ));
     }
     if show_help {
-        return Invocation::Exit(Outcome {
-            stdout: help_text(program).into_bytes(),
-            stderr: Vec::new(),
-            status: 0,
-        });
+        return Invocation::Exit(Outcome::new(help_text(program).into_bytes(), Vec::new(), 0));
     }
     if o.after.is_none() {
         o.after = default_context;
@@ -1360,21 +1356,19 @@ fn grep_with(
 fn finish(out: Transcript, status: i32, failure: Option<StdoutFailure>, program: &str) -> Outcome {
     let mut outcome = Outcome {
         stdout: out.stdout,
-        stderr: Vec::new(),
         status,
+        ..Outcome::default()
     };
     let failed = failure.filter(|f| outcome.stdout.len() > f.limit);
     for (at, text) in out.diagnostics {
         if failed.is_some_and(|f| at > f.limit) {
             break;
         }
-        outcome.stderr.extend_from_slice(&text);
+        outcome.diagnose_between(&text, at, at);
     }
-    if let Some(f) = failed {
-        outcome.stdout.truncate(f.limit);
-        outcome.stderr.extend_from_slice(
-            format!("{program}: write error: {}\n", f.errno.message()).as_bytes(),
-        );
+    if outcome.clip_stdout(failed) {
+        let what = failed.map(|f| f.errno.message()).unwrap_or_default();
+        outcome.diagnose(format!("{program}: write error: {what}\n").as_bytes());
         outcome.status = 2;
     }
     outcome
