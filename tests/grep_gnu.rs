@@ -43,13 +43,46 @@ fn excluded(case: &GrepCase) -> Option<&'static str> {
         // but its regex finds no match for `-o`.
         return Some("ere-leading-brace");
     }
+    if case.utf8 && long_form_meets_a_class(case) {
+        return Some("glibc-long-form-class");
+    }
     match parse_args(&case.args, &case.env()) {
         Invocation::Exit(o) if o.status == 0 => Some("help-and-version-text"),
+        Invocation::Exit(o) if o.stderr.ends_with(b" is not supported\n") => Some("refused-option"),
         Invocation::Run(opts) if case.utf8 && kept_back_match_possible(case, &opts) => {
             Some("kept-back-match")
         }
         _ => None,
     }
+}
+
+/// An input holds a 5- or 6-byte form or a 4-byte one beyond U+10FFFF
+/// (a character to glibc, bytes to our engine), and a pattern, given or in
+/// a `-f` file, holds a bracket expression, a backslash class or a `.`
+/// that GNU lets match it (docs/differences.md, glibc-long-form-class).
+fn long_form_meets_a_class(case: &GrepCase) -> bool {
+    let long_form = |d: &[u8]| {
+        d.windows(2)
+            .any(|w| (0xf8..=0xfd).contains(&w[0]) || (w[0] == 0xf4 && w[1] >= 0x90))
+    };
+    // `.` too: with -i GNU leaves its DFA, and its regex's `.` matches one.
+    let class = |p: &[u8]| p.iter().any(|&b| matches!(b, b'[' | b'\\' | b'.'));
+    let stdin = match &case.world.stdin.node {
+        Node::Regular(d) | Node::Stream(d) => Some(d),
+        _ => None,
+    };
+    let texts: Vec<&Vec<u8>> = case
+        .world
+        .files
+        .values()
+        .filter_map(|n| match n {
+            Node::Regular(d) | Node::Stream(d) => Some(d),
+            _ => None,
+        })
+        .chain(stdin)
+        .collect();
+    texts.iter().any(|d| long_form(d))
+        && (case.args.iter().any(|a| class(a)) || texts.iter().any(|d| class(d)))
 }
 
 /// Context with an input holding a line with an encoding error: if that

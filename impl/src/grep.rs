@@ -27,10 +27,12 @@ use regex_automata::meta::Regex;
 use regex_automata::{Input, MatchKind};
 use samebytes_spec::grep::pattern::{self, PatternConfig, Syntax};
 use samebytes_spec::grep::{
-    assemble_patterns, parse_args, BinaryFiles, Effective, GrepEnv, GrepOptions, Invocation,
-    ListFiles, Matcher, BINARY_PREFIX,
+    assemble_patterns, parse_args, pattern_file_error, BinaryFiles, Effective, GrepEnv,
+    GrepOptions, Invocation, ListFiles, Matcher, BINARY_PREFIX,
 };
 use samebytes_spec::Errno;
+
+use crate::io::diagnose;
 
 /// Tunables; the tests shrink the buffer to force every boundary case.
 #[derive(Clone, Copy, Debug)]
@@ -924,16 +926,24 @@ pub fn run(
     let patterns = match patterns {
         Ok(p) => p,
         Err((name, e)) => {
-            let shown = samebytes_spec::quote::quotef(&name, env.locale);
-            let _ = writeln!(
-                stderr,
-                "{program}: {}: {}",
-                String::from_utf8_lossy(&shown),
-                e.message()
-            );
+            diagnose(stderr, &pattern_file_error(program, &name, e));
             return 2;
         }
     };
+    // Nothing can be selected (`-m0`; only empty `-f` files and no `-v`;
+    // `-v` with only empty patterns and neither `-x` nor `-w`): GNU exits
+    // before compiling the patterns or reading any input, unless -L has
+    // names to print.
+    let all_empty = |p: &[Vec<u8>]| p.iter().all(|p| p.is_empty());
+    let selects_nothing = match &patterns {
+        None => !opts.invert,
+        Some(p) => opts.invert && !opts.line && !opts.word && all_empty(p),
+    };
+    if (opts.max_count == Some(0) || selects_nothing)
+        && opts.effective(system.stdout_is_dev_null()).list != ListFiles::NonMatching
+    {
+        return 1;
+    }
     let pcfg = PatternConfig {
         syntax: opts.syntax,
         ignore_case: opts.ignore_case,
@@ -966,9 +976,6 @@ pub fn run(
         }
     };
     let eff = opts.effective(system.stdout_is_dev_null());
-    if opts.max_count == Some(0) && eff.list != ListFiles::NonMatching {
-        return 1;
-    }
     let operands = if opts.operands.is_empty() {
         vec![b"-".to_vec()]
     } else {

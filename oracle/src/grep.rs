@@ -363,7 +363,45 @@ fn arbitrary_body(u: &mut Unstructured<'_>) -> arbitrary::Result<Body> {
         }
     }
     let pattern_count = u.int_in_range(1..=2u8)?;
-    if pattern_count == 1 && u.ratio(2, 3)? {
+    if u.ratio(1, 6)? {
+        // `-f FILE`: a pattern file of its own (patterns a line each, the
+        // last maybe unterminated), an input, stdin, a directory or a name
+        // that is not there; maybe with `-e` too.
+        let mut list = Vec::new();
+        for i in 0..pattern_count {
+            if i > 0 {
+                list.push(b'\n');
+            }
+            list.extend(arbitrary_pattern(u, &inputs, ere)?);
+        }
+        if u.arbitrary()? {
+            list.push(b'\n');
+        }
+        world.files.insert(b"p".to_vec(), Node::Regular(list));
+        // An input's text as patterns only with -F and only if it is valid
+        // UTF-8: as a regex, or with encoding errors, it is outside the
+        // dialect the generator keeps to (issue 13 widens it).
+        let usable = |n: &Node| match n {
+            Node::Regular(d) | Node::Stream(d) => syntax == 2 && std::str::from_utf8(d).is_ok(),
+            _ => true,
+        };
+        let mut sources: Vec<Vec<u8>> = world
+            .files
+            .iter()
+            .filter(|(_, n)| usable(n))
+            .map(|(k, _)| k.clone())
+            .collect();
+        if usable(&world.stdin.node) {
+            sources.push(b"-".to_vec());
+        }
+        sources.extend([b"missing".to_vec(), b"p".to_vec(), b"p".to_vec()]);
+        args.push(b"-f".to_vec());
+        args.push(u.choose(&sources)?.clone());
+        if u.ratio(1, 4)? {
+            args.push(b"-e".to_vec());
+            args.push(arbitrary_pattern(u, &inputs, ere)?);
+        }
+    } else if pattern_count == 1 && u.ratio(2, 3)? {
         args.push(arbitrary_pattern(u, &inputs, ere)?);
     } else {
         for _ in 0..pattern_count {

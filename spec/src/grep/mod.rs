@@ -703,6 +703,29 @@ pub fn assemble_patterns(
     ))
 }
 
+/// `grep: FILE: error` for a `-f` file that cannot be read.
+pub fn pattern_file_error(program: &str, name: &[u8], e: Errno) -> Vec<u8> {
+    [
+        format!("{program}: ").as_bytes(),
+        name,
+        format!(": {}\n", e.message()).as_bytes(),
+    ]
+    .concat()
+}
+
+/// Does GNU give up before compiling the patterns or reading any input?
+/// When no line can be selected, grep exits 1 at once, unless `-L` has
+/// names to print: with `-m0`; with no patterns at all (only empty `-f`
+/// files) and no `-v`; and with `-v` and only empty patterns (each matches
+/// every line) unless `-x` or `-w` narrows them.
+fn nothing_can_match(opts: &GrepOptions, patterns: Option<&[Vec<u8>]>, eff: &Effective) -> bool {
+    let selects_nothing = match patterns {
+        None => !opts.invert,
+        Some(p) => opts.invert && !opts.line && !opts.word && p.iter().all(|p| p.is_empty()),
+    };
+    (opts.max_count == Some(0) || selects_nothing) && eff.list != ListFiles::NonMatching
+}
+
 /// The compiled patterns: a leftmost-first regex for whether and where a
 /// match starts, and an all-matches one for the longest match at a start.
 pub struct Matcher {
@@ -832,9 +855,8 @@ struct Transcript {
 }
 
 impl Transcript {
-    fn diagnose(&mut self, text: String) {
-        self.diagnostics
-            .push((self.stdout.len(), text.into_bytes()));
+    fn diagnose(&mut self, text: impl Into<Vec<u8>>) {
+        self.diagnostics.push((self.stdout.len(), text.into()));
     }
 }
 
@@ -1169,15 +1191,20 @@ fn grep_with(
     let patterns = match patterns {
         Ok(p) => p,
         Err((name, e)) => {
-            let shown = crate::quote::quotef(&name, env.locale);
-            out.diagnose(format!(
-                "{program}: {}: {}\n",
-                String::from_utf8_lossy(&shown),
-                e.message()
-            ));
+            // GNU names the file as given, unquoted (`die (..., "%s", optarg)`).
+            out.diagnose(pattern_file_error(program, &name, e));
             return finish(out, 2, failure, program);
         }
     };
+    // Before the patterns are compiled: GNU neither warns about them nor
+    // rejects them then.
+    if nothing_can_match(
+        &opts,
+        patterns.as_deref(),
+        &opts.effective(*stdout == GrepStdout::DevNull),
+    ) {
+        return finish(out, 1, failure, program);
+    }
     let cfg = PatternConfig {
         syntax: opts.syntax,
         ignore_case: opts.ignore_case,
@@ -1204,9 +1231,6 @@ fn grep_with(
         }
     };
     let eff = opts.effective(*stdout == GrepStdout::DevNull);
-    if opts.max_count == Some(0) && eff.list != ListFiles::NonMatching {
-        return finish(out, 1, failure, program);
-    }
     let operands = if opts.operands.is_empty() {
         vec![b"-".to_vec()]
     } else {
