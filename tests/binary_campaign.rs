@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use samebytes_oracle::binary::{check, generate, report, Binaries, Tool};
+use samebytes_oracle::binary::{report, Binaries, Tool};
 use samebytes_oracle::faultplan::{Counts, InputEio, Kind, Outcome, Plan, COUNTS_FILE_LEN, ENV};
 
 /// The binaries and the layer, built in the tests' own profile.
@@ -26,50 +26,47 @@ fn binaries() -> &'static Binaries {
     })
 }
 
-/// Run `cases` generated cases of `tool` from `seed` and fail on the first
-/// mismatch; return the summed counts.
-fn campaign(tool: Tool, seed: u64, cases: u64) -> Counts {
-    let mut total = Counts::default();
-    for i in 0..cases {
-        let case = generate(tool, seed + i);
-        let (counts, result) = check(&case, binaries());
-        if let Err(m) = result {
-            panic!("{case}\n{m}");
-        }
-        total.add(&counts);
-    }
-    total
-}
+/// The most cases a bounded campaign runs before it gives up on reaching
+/// every cell.
+const MAX_CASES: u64 = 1500;
 
-#[test]
-fn wc_binary_matches_spec_under_faults() {
-    let counts = campaign(Tool::Wc, 0x77c0_0000, 60);
-    // Each kernel path wc's binary has was driven, and met faults.
-    for kind in [Kind::Read, Kind::Pread, Kind::MmapFile, Kind::Write] {
-        assert!(
-            counts.get(kind, Outcome::Calls) > 0,
-            "no {} call",
-            kind.name()
-        );
+/// Run `tool`'s cases from `seed` until every kernel path it has was
+/// taken under every fault that applies to it (the `--strict` table of
+/// `samebytes-oracle campaign --binaries`), failing on a mismatch or on a
+/// cell never met within [`MAX_CASES`].
+fn every_cell_matches_spec(tool: Tool, seed: u64) {
+    let r = report::until_every_cell(binaries(), tool, seed, MAX_CASES);
+    if let Some(m) = r.mismatches.first() {
+        panic!("{m}");
     }
-    assert!(counts.get(Kind::Read, Outcome::Short) > 0);
-    assert!(counts.get(Kind::Pread, Outcome::Failed) + counts.get(Kind::Read, Outcome::Failed) > 0);
-}
-
-#[test]
-fn cat_binary_matches_spec_under_faults() {
-    let counts = campaign(Tool::Cat, 0xca70_0000, 60);
-    for kind in [Kind::Read, Kind::Write, Kind::CopyFileRange, Kind::Splice] {
-        assert!(
-            counts.get(kind, Outcome::Calls) > 0,
-            "no {} call",
-            kind.name()
-        );
-    }
-    assert!(counts.get(Kind::Splice, Outcome::Refused) > 0);
+    let unreached = r.unreached();
     assert!(
-        counts.get(Kind::Write, Outcome::Failed) + counts.get(Kind::Splice, Outcome::Failed) > 0
+        unreached.is_empty(),
+        "after {} cases:\n{}",
+        r.cases,
+        unreached.join("\n")
     );
+    eprintln!("{}: every cell met in {} cases", tool.name(), r.cases);
+}
+
+#[test]
+fn wc_binary_matches_spec_on_every_path_and_fault() {
+    every_cell_matches_spec(Tool::Wc, 0x77c0);
+}
+
+#[test]
+fn cat_binary_matches_spec_on_every_path_and_fault() {
+    every_cell_matches_spec(Tool::Cat, 0xca70);
+}
+
+#[test]
+fn grep_binary_matches_spec_on_every_path_and_fault() {
+    every_cell_matches_spec(Tool::Grep, 0x96e0);
+}
+
+#[test]
+fn yes_binary_matches_spec_on_every_path_and_fault() {
+    every_cell_matches_spec(Tool::Yes, 0x7e50);
 }
 
 #[test]
@@ -282,36 +279,6 @@ fn yes_goes_on_with_write_when_vmsplice_is_refused_midway() {
     assert!(counts.get(Kind::Vmsplice, Outcome::Calls) > 0);
     assert!(counts.get(Kind::Vmsplice, Outcome::Refused) > 0);
     let _ = std::fs::remove_file(counts_path);
-}
-
-#[test]
-fn grep_binary_matches_spec_under_faults() {
-    let counts = campaign(Tool::Grep, 0x96e0_0000, 80);
-    for kind in [Kind::Read, Kind::MmapFile, Kind::Write] {
-        assert!(
-            counts.get(kind, Outcome::Calls) > 0,
-            "no {} call",
-            kind.name()
-        );
-    }
-    assert!(counts.get(Kind::Read, Outcome::Failed) > 0);
-    assert!(counts.get(Kind::MmapFile, Outcome::Sigbus) > 0);
-}
-
-#[test]
-fn yes_binary_matches_spec_under_faults() {
-    let counts = campaign(Tool::Yes, 0x7e50_0000, 60);
-    for kind in [Kind::Vmsplice, Kind::Write] {
-        assert!(
-            counts.get(kind, Outcome::Calls) > 0,
-            "no {} call",
-            kind.name()
-        );
-    }
-    assert!(counts.get(Kind::Vmsplice, Outcome::Refused) > 0);
-    assert!(
-        counts.get(Kind::Vmsplice, Outcome::Failed) + counts.get(Kind::Write, Outcome::Failed) > 0
-    );
 }
 
 /// The spec's model of a read error in grep, checked against GNU grep

@@ -3,7 +3,9 @@
 //!
 //! It interposes `read`, `readv`, `pread`, `write`, `writev`, `splice`,
 //! `copy_file_range`, `vmsplice`, `fcntl(F_SETPIPE_SZ)`, `mmap` and the
-//! same calls made through `syscall(2)`, and does to them only what a real
+//! same calls made through `syscall(2)` (and `pipe`/`pipe2`, only to tell
+//! a splice through the process's own pipe from one on an inherited
+//! pipe), and does to them only what a real
 //! kernel may do (see [`plan`] for the plan's syntax):
 //!
 //! - cut the length passed to the real call, down to one byte, so progress
@@ -383,9 +385,65 @@ fn current_offset(fd: c_int) -> Option<u64> {
     u64::try_from(r).ok()
 }
 
+/// The pipes the process made itself, by a nonzero mix of (device,
+/// inode): a pipe's two ends share one inode, and a descriptor number
+/// reused for another file after the pipe is closed has another.
+static OWN_PIPES: [AtomicU64; 16] = [const { AtomicU64::new(0) }; 16];
+static NEXT_OWN_PIPE: AtomicU64 = AtomicU64::new(0);
+
+fn pipe_key(id: (u64, u64)) -> u64 {
+    mix(id.0 ^ mix(id.1)) | 1
+}
+
+fn note_own_pipe(fd: c_int) {
+    if let Some((id, _)) = identity(fd) {
+        let i = NEXT_OWN_PIPE.fetch_add(1, Ordering::Relaxed) as usize % OWN_PIPES.len();
+        OWN_PIPES[i].store(pipe_key(id), Ordering::Relaxed);
+    }
+}
+
+fn is_own_pipe(fd: c_int) -> bool {
+    identity(fd).is_some_and(|(id, _)| {
+        let key = pipe_key(id);
+        OWN_PIPES.iter().any(|p| p.load(Ordering::Relaxed) == key)
+    })
+}
+
+/// The places where a descriptor failed hard, as `fd << 32 | hash of its
+/// file and the position` (0 = free): the input offset of a failed read,
+/// or the bytes written before a failed write.  A second hard failure at
+/// the same place before the descriptor is closed is a retry of what
+/// failed, and is counted as `FailedAgain`.  (Meeting the bad region of an
+/// input again somewhere else is not: a probe past it, then the read that
+/// reaches it, is how an error is found where a sequential read finds it.)
+static FAILED: [AtomicU64; 16] = [const { AtomicU64::new(0) }; 16];
+static NEXT_FAILED: AtomicU64 = AtomicU64::new(0);
+
+/// Record a hard failure on `fd` at `position`; true if it had already
+/// failed there.
+fn failed_before(fd: c_int, position: u64) -> bool {
+    let id = identity(fd).map_or(0, |(id, _)| mix(id.0 ^ mix(id.1 ^ mix(position))));
+    let key = (fd as u32 as u64) << 32 | (id & 0xffff_ffff) | 1;
+    if FAILED.iter().any(|f| f.load(Ordering::Relaxed) == key) {
+        return true;
+    }
+    let i = NEXT_FAILED.fetch_add(1, Ordering::Relaxed) as usize % FAILED.len();
+    FAILED[i].store(key, Ordering::Relaxed);
+    false
+}
+
+fn forget_failures(fd: c_int) {
+    for f in &FAILED {
+        let v = f.load(Ordering::Relaxed);
+        if v != 0 && v >> 32 == fd as u32 as u64 {
+            let _ = f.compare_exchange(v, 0, Ordering::Relaxed, Ordering::Relaxed);
+        }
+    }
+}
+
 /// Where reading `fd` at `offset` (or its position) starts failing with
-/// EIO, as a distance from that offset.
-fn eio_distance(layer: &Layer, fd: c_int, offset: Option<u64>) -> Option<u64> {
+/// EIO, as a distance from that offset, and the offset.
+fn eio_distance(layer: &Layer, fd: c_int, offset: Option<u64>) -> Option<(u64, u64)> {
     if layer.plan.input_eio.is_empty() {
         return None;
     }
@@ -393,7 +451,7 @@ fn eio_distance(layer: &Layer, fd: c_int, offset: Option<u64>) -> Option<u64> {
     let rule = layer.plan.input_eio.iter().find(|e| (e.dev, e.ino) == id)?;
     let at = offset.or_else(|| current_offset(fd))?;
     // At or past the end a read returns 0 without touching the bad region.
-    (at < size).then(|| rule.at.saturating_sub(at))
+    (at < size).then(|| (rule.at.saturating_sub(at), at))
 }
 
 /// The output failure rule of `fd`, with its index.
@@ -412,6 +470,8 @@ fn output_rule(layer: &Layer, fd: c_int) -> Option<(usize, plan::OutputFailure)>
 struct DataCall {
     kind: Kind,
     roll: Roll,
+    /// The length the program asked for; `len` is what the kernel gets.
+    asked: usize,
     len: usize,
     action: &'static str,
     detail: i64,
@@ -423,6 +483,7 @@ impl DataCall {
         DataCall {
             kind,
             roll: Roll::new(layer.plan.seed, kind, fd, key),
+            asked: len,
             len,
             action: "pass",
             detail: 0,
@@ -468,11 +529,28 @@ impl DataCall {
         }
     }
 
+    /// Count a hard failure met again on `fd` as `FailedAgain`.  Two
+    /// failures are not hard in that sense: EAGAIN asks to be retried (a
+    /// splice cannot tell which end gave it, and a non-blocking vmsplice
+    /// waits and tries again), and a one-byte pread is a probe that asks
+    /// the input whether it failed (cat's copy_file_range error), moving
+    /// neither data nor the offset.
+    fn note_hard_failure(&self, fd: c_int, position: u64, errno: c_int) {
+        let probe = self.kind == Kind::Pread && self.asked <= 1;
+        if errno == libc::EAGAIN || probe {
+            return;
+        }
+        if failed_before(fd, position) {
+            count(self.kind, Outcome::FailedAgain, 1);
+        }
+    }
+
     /// Input: clamp to the EIO point, or fail at it.
     fn input_limit(&mut self, layer: &Layer, fd: c_int, offset: Option<u64>) -> Option<c_int> {
-        let distance = eio_distance(layer, fd, offset)?;
+        let (distance, at) = eio_distance(layer, fd, offset)?;
         if distance == 0 {
             count(self.kind, Outcome::Failed, 1);
+            self.note_hard_failure(fd, at, libc::EIO);
             self.action = "eio";
             return Some(libc::EIO);
         }
@@ -488,6 +566,7 @@ impl DataCall {
         let done = layer.written[i].load(Ordering::Relaxed);
         if done >= rule.after {
             count(self.kind, Outcome::Failed, 1);
+            self.note_hard_failure(fd, done, rule.errno.code());
             self.action = "outfail";
             self.detail = rule.errno.code().into();
             if rule.errno == plan::OutputErrno::BrokenPipe {
@@ -708,11 +787,16 @@ unsafe fn handle_copy(
     let Some(layer) = layer() else {
         return real(len);
     };
+    let kind = if kind == Kind::Splice && (is_own_pipe(fd_in) || is_own_pipe(fd_out)) {
+        Kind::SpliceOwnPipe
+    } else {
+        kind
+    };
     // SAFETY: a non-null offset pointer is the caller's valid loff_t.
     let in_offset = unsafe { off_in.as_ref() }.and_then(|o| u64::try_from(*o).ok());
     let key = next_call(fd_in) ^ mix(fd_out as u64);
     let mut call = DataCall::new(layer, kind, fd_out, key, len);
-    let refusals: &[c_int] = if kind == Kind::Splice {
+    let refusals: &[c_int] = if kind != Kind::CopyFileRange {
         &[libc::EINVAL]
     } else {
         &[libc::EINVAL, libc::ENOSYS, libc::EXDEV, libc::EOPNOTSUPP]
@@ -858,7 +942,7 @@ unsafe fn handle_mmap(
     }
     let r = real();
     if !anonymous && r > 0 {
-        if let Some(distance) = eio_distance(layer, fd, u64::try_from(off).ok()) {
+        if let Some((distance, _)) = eio_distance(layer, fd, u64::try_from(off).ok()) {
             arm_sigbus(layer, r as usize, len, distance, &mut call);
         }
     }
@@ -966,6 +1050,34 @@ pub unsafe extern "C" fn splice(
     // SAFETY: forwarded from our caller.
     libc_result(unsafe { handle_copy(Kind::Splice, fd_in, off_in, fd_out, off_out, len, flags) })
         as ssize_t
+}
+
+/// close(2), only to forget the failures of a descriptor whose number may
+/// now be given to another file.
+#[no_mangle]
+pub unsafe extern "C" fn close(fd: c_int) -> c_int {
+    if layer().is_some() {
+        forget_failures(fd);
+    }
+    // SAFETY: the caller's own descriptor.
+    libc_result(unsafe { raw::call(libc::SYS_close, &[fd as c_long]) }) as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pipe2(fds: *mut c_int, flags: c_int) -> c_int {
+    // SAFETY: the caller's two-slot array, written only by the kernel.
+    let r = unsafe { raw::call(libc::SYS_pipe2, &[fds as c_long, flags as c_long]) };
+    if r == 0 && layer().is_some() {
+        // SAFETY: on success the kernel filled both slots.
+        note_own_pipe(unsafe { *fds });
+    }
+    libc_result(r) as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pipe(fds: *mut c_int) -> c_int {
+    // SAFETY: forwarded from our caller.
+    unsafe { pipe2(fds, 0) }
 }
 
 #[no_mangle]

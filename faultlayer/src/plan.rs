@@ -193,6 +193,9 @@ pub enum Kind {
     Write,
     Writev,
     Splice,
+    /// A splice with one end on a pipe the process made itself (pipe(2)
+    /// or pipe2(2)): cat's copy through its own pipe, a path of its own.
+    SpliceOwnPipe,
     CopyFileRange,
     Vmsplice,
     SetPipeSize,
@@ -203,13 +206,14 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 12] = [
+    pub const ALL: [Kind; 13] = [
         Kind::Read,
         Kind::Readv,
         Kind::Pread,
         Kind::Write,
         Kind::Writev,
         Kind::Splice,
+        Kind::SpliceOwnPipe,
         Kind::CopyFileRange,
         Kind::Vmsplice,
         Kind::SetPipeSize,
@@ -226,6 +230,7 @@ impl Kind {
             Kind::Write => "write",
             Kind::Writev => "writev",
             Kind::Splice => "splice",
+            Kind::SpliceOwnPipe => "splice(own pipe)",
             Kind::CopyFileRange => "copy_file_range",
             Kind::Vmsplice => "vmsplice",
             Kind::SetPipeSize => "F_SETPIPE_SZ",
@@ -253,10 +258,15 @@ pub enum Outcome {
     Failed,
     /// Mappings given pages that raise SIGBUS (EIO inside the mapping).
     Sigbus,
+    /// Hard failures met again on a descriptor that had already failed
+    /// hard and was not closed since: a retry, down this path or another,
+    /// of what the program should have reported.  Always 0 for a correct
+    /// program under a plan whose failures persist.
+    FailedAgain,
 }
 
 impl Outcome {
-    pub const ALL: [Outcome; 7] = [
+    pub const ALL: [Outcome; 8] = [
         Outcome::Calls,
         Outcome::Bytes,
         Outcome::Short,
@@ -264,6 +274,7 @@ impl Outcome {
         Outcome::Refused,
         Outcome::Failed,
         Outcome::Sigbus,
+        Outcome::FailedAgain,
     ];
 
     pub fn name(self) -> &'static str {
@@ -275,6 +286,7 @@ impl Outcome {
             Outcome::Refused => "refused",
             Outcome::Failed => "failed",
             Outcome::Sigbus => "sigbus",
+            Outcome::FailedAgain => "failed again",
         }
     }
 }
@@ -308,6 +320,11 @@ impl Counts {
 
     pub fn get(&self, kind: Kind, outcome: Outcome) -> u64 {
         self.values.get(slot(kind, outcome)).copied().unwrap_or(0)
+    }
+
+    /// One outcome summed over every kind of call.
+    pub fn total(&self, outcome: Outcome) -> u64 {
+        Kind::ALL.iter().map(|&k| self.get(k, outcome)).sum()
     }
 
     /// Add another run's counts to these.

@@ -14,6 +14,9 @@ pub enum Stream {
     StdinOffset,
     /// Where the diagnostics fall among the stdout bytes.
     Order,
+    /// How many hard failures the binary met again on a descriptor that
+    /// had already failed (the layer's `FailedAgain`): a silent retry.
+    Retries,
 }
 
 #[derive(Clone, Debug)]
@@ -117,11 +120,12 @@ impl fmt::Display for Mismatch {
             Stream::Status => "exit status",
             Stream::StdinOffset => "stdin offset",
             Stream::Order => "the order of stdout and stderr",
+            Stream::Retries => "hard failures met again on one descriptor (a retry)",
         };
         writeln!(f, "{} mismatch in {which} ({})", self.tool, self.variant)?;
         if matches!(
             self.stream,
-            Stream::Status | Stream::StdinOffset | Stream::Order
+            Stream::Status | Stream::StdinOffset | Stream::Order | Stream::Retries
         ) || (looks_textual(&self.expected) && looks_textual(&self.actual))
         {
             let expected = String::from_utf8_lossy(&self.expected);

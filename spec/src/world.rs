@@ -123,6 +123,15 @@ fn node_stat(node: &Node) -> Result<Stat, Errno> {
     })
 }
 
+/// Where a run left stdin: never read, put back to an offset (a regular
+/// file; `-m`), or read (to its end, or to a failed read).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StdinLeft {
+    Untouched,
+    PutBack(usize),
+    Read,
+}
+
 /// Reading a node from its start (or, for stdin, from its offset) to EOF.
 /// A second read of stdin finds it at EOF.
 pub struct Reads<'w> {
@@ -169,10 +178,13 @@ impl<'w> Reads<'w> {
         }
     }
 
-    /// Where stdin was put back to, if it was and no read has taken it
-    /// since.
-    pub fn stdin_put_back(&self) -> Option<usize> {
-        self.stdin_next
+    /// Where the run left stdin, as far as reading it says.
+    pub fn stdin_left(&self) -> StdinLeft {
+        match (self.stdin_next, self.stdin_consumed) {
+            (Some(at), _) => StdinLeft::PutBack(at),
+            (None, true) => StdinLeft::Read,
+            (None, false) => StdinLeft::Untouched,
+        }
     }
 
     /// Read stdin to EOF.  Its data can be read only once (unless put

@@ -1,6 +1,6 @@
 //! `samebytes-oracle`: run a differential campaign, or replay a reproducer.
 //!
-//!     samebytes-oracle [campaign] [--seconds N] [--seed S]
+//!     samebytes-oracle [campaign] [--tool T]... [--seconds N] [--seed S]
 //!     samebytes-oracle campaign --binaries [--strict] [--tool T]... [--seconds N] [--seed S]
 //!     samebytes-oracle replay 'wc:<hex>'
 //!     samebytes-oracle replay 'binary:wc:<seed>' [--world DIR]
@@ -8,7 +8,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-const USAGE: &str = "usage: samebytes-oracle [campaign] [--binaries [--strict] [--tool wc|cat|grep|yes]...] [--seconds N] [--seed S]\n       samebytes-oracle replay REPRODUCER [--world DIR]\n";
+const USAGE: &str = "usage: samebytes-oracle [campaign] [--binaries [--strict]] [--tool wc|cat|grep|yes]... [--seconds N] [--seed S]\n       samebytes-oracle replay REPRODUCER [--world DIR]\n";
 
 /// The binaries next to this program, built (by cargo, in this program's
 /// profile) if they are missing or stale.
@@ -197,13 +197,13 @@ fn main() -> ExitCode {
         }
     }
     let per_tool = Duration::from_secs(seconds);
+    if tools.is_empty() {
+        tools = samebytes_oracle::binary::Tool::ALL.to_vec();
+    }
     if on_binaries {
-        if tools.is_empty() {
-            tools = samebytes_oracle::binary::Tool::ALL.to_vec();
-        }
         return binary_campaign(&tools, per_tool, seed, strict);
     }
-    let reports = samebytes_oracle::campaign::run(per_tool, seed);
+    let reports = samebytes_oracle::campaign::run(&tools, per_tool, seed);
     print!(
         "{}",
         samebytes_oracle::campaign::render(&reports, per_tool, seed)

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use samebytes_spec::cat::{CatEnv, CatStdout};
 use samebytes_spec::grep::{GrepEnv, GrepStdout};
 use samebytes_spec::wc::WcEnv;
+use samebytes_spec::world::StdinLeft;
 use samebytes_spec::yes::YesEnv;
 use samebytes_spec::{Errno, Locale, Outcome, StdoutFailure};
 
@@ -94,12 +95,12 @@ fn spec_errno(e: OutputErrno) -> Errno {
 
 /// The spec's outcome for a case.
 pub fn expected(case: &BinaryCase) -> Outcome {
-    expected_with_put_back(case).0
+    expected_with_stdin_left(case).0
 }
 
-/// [`expected`], and for grep where `-m` put a regular-file stdin back
+/// [`expected`], and for grep where the spec left stdin
 /// (`samebytes_spec::grep::grep_leaving_stdin`).
-pub fn expected_with_put_back(case: &BinaryCase) -> (Outcome, Option<usize>) {
+pub fn expected_with_stdin_left(case: &BinaryCase) -> (Outcome, Option<StdinLeft>) {
     let locale = if case.utf8 { Locale::Utf8 } else { Locale::C };
     let failure = match (case.faults.output_failure, case.reader_stops_after) {
         (Some((after, e)), _) => Some(StdoutFailure {
@@ -120,7 +121,7 @@ pub fn expected_with_put_back(case: &BinaryCase) -> (Outcome, Option<usize>) {
         }),
         _ => failure,
     };
-    let mut put_back = None;
+    let mut stdin_left = None;
     let outcome = match case.tool {
         Tool::Wc => {
             samebytes_spec::wc::wc(&case.args, &WcEnv::new(locale, false), &case.world, failure)
@@ -152,7 +153,7 @@ pub fn expected_with_put_back(case: &BinaryCase) -> (Outcome, Option<usize>) {
                 &stdout,
                 failure,
             );
-            put_back = at;
+            stdin_left = Some(at);
             outcome
         }
         Tool::Yes => {
@@ -165,7 +166,7 @@ pub fn expected_with_put_back(case: &BinaryCase) -> (Outcome, Option<usize>) {
     } else {
         outcome
     };
-    (outcome, put_back)
+    (outcome, stdin_left)
 }
 
 /// With SIGPIPE at its default action, the write that would fail with
@@ -194,7 +195,7 @@ fn killed_by_sigpipe(tool: Tool, mut outcome: Outcome) -> Outcome {
 /// Run one case and compare it with the spec.  Returns the layer's counts
 /// either way.
 pub fn check(case: &BinaryCase, bins: &Binaries) -> (Counts, Result<(), Box<Mismatch>>) {
-    let (mut want, put_back) = expected_with_put_back(case);
+    let (mut want, stdin_left) = expected_with_stdin_left(case);
     let got = run::run(case, &bins.tool(case.tool), &bins.layer());
     let variant = format!(
         "binary, stdout {:?}, faults {:?}, SIGPIPE {}, env {:?}{}",
@@ -222,7 +223,7 @@ pub fn check(case: &BinaryCase, bins: &Binaries) -> (Counts, Result<(), Box<Mism
     }
     let repro = || case.reproducer();
     let offsets = || {
-        let want = offset::expected_stdin_offset(case, &want, put_back)?;
+        let want = offset::expected_stdin_offset(case, &want, stdin_left)?;
         let got = got.stdin_offset?;
         Mismatch::compare(
             case.tool.name(),
@@ -233,7 +234,24 @@ pub fn check(case: &BinaryCase, bins: &Binaries) -> (Counts, Result<(), Box<Mism
             &repro,
         )
     };
+    // An error must be reported, never retried down another path: under a
+    // plan whose failures persist, a retry meets the same failure again on
+    // the same descriptor, which the layer counts.
+    let retries = || {
+        Mismatch::compare(
+            case.tool.name(),
+            &variant,
+            crate::mismatch::Stream::Retries,
+            b"0",
+            got.counts
+                .total(crate::faultplan::Outcome::FailedAgain)
+                .to_string()
+                .as_bytes(),
+            &repro,
+        )
+    };
     let result = compare_outcomes(case.tool.name(), &variant, &want, &actual, &repro)
-        .and_then(|()| offsets().map_or(Ok(()), |m| Err(Box::new(m))));
+        .and_then(|()| offsets().map_or(Ok(()), |m| Err(Box::new(m))))
+        .and_then(|()| retries().map_or(Ok(()), |m| Err(Box::new(m))));
     (got.counts, result)
 }

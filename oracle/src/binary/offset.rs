@@ -8,15 +8,16 @@
 //!   file by its size seeks over what it does not read).
 //! - grep seeks to the end when it is done with stdin, also after a read
 //!   error (`finalize_input`), except that `-m`, once reached, puts it back
-//!   just after the last selected line (the spec says where), and `-m 0`
-//!   where it found it.
+//!   just after the last selected line, and a run that exits before
+//!   reading (`-m 0`, `-v ''`) leaves it where it was: the spec says which
+//!   (`StdinLeft`).
 //!
 //! Not said (`None`): a stdout that fails (cat and grep stop reading early,
 //! at a point the spec does not model), and grep with `-q`, `-l`, `-L` or
 //! output to /dev/null (GNU leaves stdin wherever reading stopped, which
 //! depends on its buffer size).
 
-use samebytes_spec::world::Node;
+use samebytes_spec::world::{Node, StdinLeft};
 use samebytes_spec::Outcome;
 
 use super::case::{BinaryCase, Tool};
@@ -30,7 +31,7 @@ fn names_stdin(operands: &[Vec<u8>]) -> bool {
 pub fn expected_stdin_offset(
     case: &BinaryCase,
     spec: &Outcome,
-    grep_put_back: Option<usize>,
+    grep_stdin_left: Option<StdinLeft>,
 ) -> Option<u64> {
     let Node::Regular(data) = &case.world.stdin.node else {
         return None;
@@ -106,13 +107,11 @@ pub fn expected_stdin_offset(
                 samebytes_spec::grep::Invocation::Run(o) => {
                     let dev_null = case.stdout == super::case::StdoutKind::DevNull;
                     let unsaid = o.effective(dev_null).done_on_match;
-                    match (names_stdin(&o.operands), unsaid, grep_put_back) {
-                        (false, _, _) => Some(start),
+                    match (names_stdin(&o.operands), unsaid, grep_stdin_left?) {
+                        (false, _, _) | (_, _, StdinLeft::Untouched) => Some(start),
                         (true, true, _) => None,
-                        // `-m 0` puts stdin back where it found it.
-                        _ if o.max_count == Some(0) => Some(start),
-                        (true, false, Some(at)) => Some(at as u64),
-                        (true, false, None) => Some(end),
+                        (true, false, StdinLeft::PutBack(at)) => Some(at as u64),
+                        (true, false, StdinLeft::Read) => Some(end),
                     }
                 }
                 _ => Some(start),

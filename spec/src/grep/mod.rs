@@ -49,7 +49,7 @@ use regex_automata::meta::Regex;
 use regex_automata::{Anchored, Input, MatchKind};
 
 use crate::getopt::{self, argmatch, HasArg, Item, LongOpt, OptionTable, ShortOpt};
-use crate::world::{Node, Reads, World};
+use crate::world::{Node, Reads, StdinLeft, World};
 use crate::{Errno, Locale, Outcome, StdoutFailure};
 use pattern::{PatternConfig, Syntax};
 
@@ -1138,19 +1138,19 @@ pub fn grep(
     grep_leaving_stdin(args, env, world, stdout, stdout_failure).0
 }
 
-/// [`grep`], and where `-m` left a regular-file stdin when it put it
-/// back after the last selected line (as an offset in the file); `None`
-/// when it did not, so stdin is wherever reading stopped.
+/// [`grep`], and where it left stdin: untouched (it exits before reading,
+/// `-m 0` say), put back after the last selected line by `-m` (a regular
+/// file, as an offset in it), or read.
 pub fn grep_leaving_stdin(
     args: &[Vec<u8>],
     env: &GrepEnv,
     world: &World,
     stdout: &GrepStdout,
     stdout_failure: Option<StdoutFailure>,
-) -> (Outcome, Option<usize>) {
+) -> (Outcome, StdinLeft) {
     let mut reads = Reads::new(world);
     let outcome = grep_with(args, env, world, &mut reads, stdout, stdout_failure);
-    (outcome, reads.stdin_put_back())
+    (outcome, reads.stdin_left())
 }
 
 fn grep_with(
