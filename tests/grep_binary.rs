@@ -523,3 +523,51 @@ fn a_stdin_pipe_is_drained_as_gnu_drains_it() {
     // Both kinds of outcome occur, so the comparison means something.
     assert!(statuses.len() > 1, "{statuses:?}");
 }
+
+/// `--line-buffered` writes each selected line as soon as it is found, as
+/// GNU's does (a reader of the pipe sees it at once), also when ours is
+/// asked to search regular files in mapped windows, whose output is
+/// otherwise held until a window is known to be intact.  strace counts the
+/// writes of both (GNU's go through stdio, which no LD_PRELOAD layer sees).
+#[test]
+fn line_buffered_writes_each_line_as_gnu_does() {
+    let scratch = Scratch::new("line-buffered");
+    let line = b"the quick brown fox jumps over the lazy dog\n";
+    let data: Vec<u8> = line.iter().copied().cycle().take(100_000).collect();
+    let file = scratch.file("in", &data);
+    let ours = binary("grep");
+    let mut runs = Vec::new();
+    for (name, program, mapped) in [
+        ("gnu", std::path::Path::new("/usr/bin/grep"), false),
+        ("ours", ours.as_path(), true),
+    ] {
+        let trace = scratch.path.join(format!("trace-{name}"));
+        let mut cmd = Command::new("strace");
+        cmd.arg("-o")
+            .arg(&trace)
+            .args(["-e", "trace=write"])
+            .arg(program);
+        cmd.args(["--line-buffered", "fox"])
+            .arg(&file)
+            .env("LC_ALL", "C");
+        if mapped {
+            cmd.env("SAMEBYTES_GREP_MAP_THRESHOLD", "0")
+                .env("SAMEBYTES_GREP_MAP_WINDOW", "65536");
+        }
+        let out = cmd.output().expect("strace is installed (.ci/setup)");
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let trace = std::fs::read_to_string(&trace).expect("trace");
+        let writes = trace.lines().filter(|l| l.starts_with("write(1,")).count();
+        let lines = out.stdout.iter().filter(|&&b| b == b'\n').count();
+        runs.push((out.stdout, lines, writes));
+    }
+    let (gnu, ours) = (&runs[0], &runs[1]);
+    assert!(gnu.0 == ours.0, "the same lines");
+    assert!(gnu.1 > 1000, "enough lines to tell");
+    assert_eq!(gnu.2, gnu.1, "GNU writes one line per write(2)");
+    assert_eq!(ours.2, gnu.2, "ours writes as often as GNU");
+}
