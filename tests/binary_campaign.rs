@@ -164,7 +164,7 @@ fn layer_fails_gnu_wc_reads_too() {
     );
     assert_eq!(status, 1, "{stderr}");
     assert!(stderr.contains("Input/output error"), "{stderr}");
-    assert!(counts.get(Kind::Read, Outcome::Failed) > 0);
+    assert!(counts.get(Kind::Read, Outcome::InputFailed) > 0);
     assert!(
         counts.get(Kind::Read, Outcome::Short) > 0,
         "short reads were applied"
@@ -197,7 +197,7 @@ fn layer_intercepts_every_path_of_our_wc() {
         "pread threads ran"
     );
     assert!(
-        counts.get(Kind::Pread, Outcome::Failed) > 0,
+        counts.get(Kind::Pread, Outcome::InputFailed) > 0,
         "and met the error"
     );
     // The error is reported, not retried down the mapping path.

@@ -549,7 +549,7 @@ impl DataCall {
     fn input_limit(&mut self, layer: &Layer, fd: c_int, offset: Option<u64>) -> Option<c_int> {
         let (distance, at) = eio_distance(layer, fd, offset)?;
         if distance == 0 {
-            count(self.kind, Outcome::Failed, 1);
+            count(self.kind, Outcome::InputFailed, 1);
             self.note_hard_failure(fd, at, libc::EIO);
             self.action = "eio";
             return Some(libc::EIO);
@@ -565,7 +565,7 @@ impl DataCall {
         let (i, rule) = output_rule(layer, fd)?;
         let done = layer.written[i].load(Ordering::Relaxed);
         if done >= rule.after {
-            count(self.kind, Outcome::Failed, 1);
+            count(self.kind, Outcome::OutputFailed, 1);
             self.note_hard_failure(fd, done, rule.errno.code());
             self.action = "outfail";
             self.detail = rule.errno.code().into();

@@ -254,8 +254,10 @@ pub enum Outcome {
     Eintr,
     /// Kernel copies refused, and pipe resizes and mappings denied.
     Refused,
-    /// Calls failed hard: EIO on input, the output's errno on output.
-    Failed,
+    /// Calls failed hard on their input: EIO.
+    InputFailed,
+    /// Calls failed hard on their output, with the output's errno.
+    OutputFailed,
     /// Mappings given pages that raise SIGBUS (EIO inside the mapping).
     Sigbus,
     /// Hard failures met again on a descriptor that had already failed
@@ -266,13 +268,14 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub const ALL: [Outcome; 8] = [
+    pub const ALL: [Outcome; 9] = [
         Outcome::Calls,
         Outcome::Bytes,
         Outcome::Short,
         Outcome::Eintr,
         Outcome::Refused,
-        Outcome::Failed,
+        Outcome::InputFailed,
+        Outcome::OutputFailed,
         Outcome::Sigbus,
         Outcome::FailedAgain,
     ];
@@ -284,7 +287,8 @@ impl Outcome {
             Outcome::Short => "short",
             Outcome::Eintr => "eintr",
             Outcome::Refused => "refused",
-            Outcome::Failed => "failed",
+            Outcome::InputFailed => "in-fail",
+            Outcome::OutputFailed => "out-fail",
             Outcome::Sigbus => "sigbus",
             Outcome::FailedAgain => "failed again",
         }

@@ -9,11 +9,12 @@ use crate::faultplan::{Counts, Kind, Outcome};
 use crate::mismatch::Mismatch;
 
 /// The fault kinds of the table's columns.
-pub const FAULTS: [Outcome; 5] = [
+pub const FAULTS: [Outcome; 6] = [
     Outcome::Short,
     Outcome::Eintr,
     Outcome::Refused,
-    Outcome::Failed,
+    Outcome::InputFailed,
+    Outcome::OutputFailed,
     Outcome::Sigbus,
 ];
 
@@ -21,35 +22,38 @@ pub const FAULTS: [Outcome; 5] = [
 /// every one of these cells must be met by some case.
 pub fn applicable(tool: Tool) -> &'static [(Kind, &'static [Outcome])] {
     use Outcome::*;
-    const DATA: &[Outcome] = &[Short, Eintr, Failed];
-    const COPY: &[Outcome] = &[Short, Eintr, Refused, Failed];
+    // A read fails on its input, a write on its output, and a kernel copy
+    // on either end.
+    const INPUT: &[Outcome] = &[Short, Eintr, InputFailed];
+    const OUTPUT: &[Outcome] = &[Short, Eintr, OutputFailed];
+    const COPY: &[Outcome] = &[Short, Eintr, Refused, InputFailed, OutputFailed];
     match tool {
         Tool::Wc => &[
-            (Kind::Read, DATA),
-            (Kind::Pread, DATA),
+            (Kind::Read, INPUT),
+            (Kind::Pread, INPUT),
             (Kind::MmapFile, &[Refused, Sigbus]),
             (Kind::Splice, &[Short, Eintr, Refused]),
             (Kind::SetPipeSize, &[Refused]),
-            (Kind::Write, DATA),
+            (Kind::Write, OUTPUT),
         ],
         Tool::Cat => &[
-            (Kind::Read, DATA),
-            (Kind::Write, DATA),
+            (Kind::Read, INPUT),
+            (Kind::Write, OUTPUT),
             (Kind::CopyFileRange, COPY),
             (Kind::Splice, COPY),
             (Kind::SpliceOwnPipe, COPY),
             (Kind::SetPipeSize, &[Refused]),
         ],
         Tool::Grep => &[
-            (Kind::Read, DATA),
+            (Kind::Read, INPUT),
             (Kind::MmapFile, &[Refused, Sigbus]),
             (Kind::SetPipeSize, &[Refused]),
-            (Kind::Write, DATA),
+            (Kind::Write, OUTPUT),
         ],
         Tool::Yes => &[
-            (Kind::Vmsplice, &[Short, Eintr, Refused, Failed]),
+            (Kind::Vmsplice, &[Short, Eintr, Refused, OutputFailed]),
             (Kind::SetPipeSize, &[Refused]),
-            (Kind::Write, DATA),
+            (Kind::Write, OUTPUT),
         ],
     }
 }
@@ -205,12 +209,12 @@ pub fn render(reports: &[ToolReport], per_tool: Duration, seed: u64) -> String {
         ));
         out.push_str(&format!("| {:<16} | {:>6} |", "path", "cases"));
         for f in FAULTS {
-            out.push_str(&format!(" {:>7} |", f.name()));
+            out.push_str(&format!(" {:>8} |", f.name()));
         }
         out.push('\n');
         out.push_str(&format!("|{}|{}|", "-".repeat(18), "-".repeat(8)));
         for _ in FAULTS {
-            out.push_str(&format!("{}|", "-".repeat(9)));
+            out.push_str(&format!("{}|", "-".repeat(10)));
         }
         out.push('\n');
         for ((kind, faults), (_, took, met)) in applicable(r.tool).iter().zip(&r.paths) {
@@ -221,7 +225,7 @@ pub fn render(reports: &[ToolReport], per_tool: Duration, seed: u64) -> String {
                 } else {
                     "n/a".into()
                 };
-                out.push_str(&format!(" {cell:>7} |"));
+                out.push_str(&format!(" {cell:>8} |"));
             }
             out.push('\n');
         }
