@@ -434,8 +434,10 @@ impl Run<'_> {
                 let Ok((r, w)) = sys::pipe() else {
                     return Ok(None);
                 };
-                let capacity =
-                    sys::grow_pipe(w.as_raw_fd(), self.cfg.pipe_size).unwrap_or(64 * 1024);
+                // A pipe whose size cannot be read is not one to use.
+                let Some(capacity) = sys::grow_pipe(w.as_raw_fd(), self.cfg.pipe_size) else {
+                    return Ok(None);
+                };
                 (r, w, capacity)
             }
         };
@@ -449,13 +451,10 @@ impl Run<'_> {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 // The pipe is empty: read/write goes on from here.
                 Err(e) if sys::means_unsupported(&e) => return Ok(None),
-                // A non-blocking input with nothing to give: read() asks it
-                // again, and reports EAGAIN if it still has nothing.
-                Err(e) if e.raw_os_error() == Some(libc::EAGAIN) => {
-                    self.own_pipe = Some((pipe_r, pipe_w, capacity));
-                    return Ok(None);
-                }
-                // A real error reading the input: reported, never retried.
+                // A real error reading the input, or EAGAIN from a
+                // non-blocking one with nothing to give (our pipe is empty
+                // and blocking, so it is the input's): reported as GNU's
+                // read() reports it, never retried.
                 Err(e) => {
                     self.own_pipe = Some((pipe_r, pipe_w, capacity));
                     return Ok(Some(Copied::ReadError(e)));

@@ -389,12 +389,15 @@ pub fn generate(tool: Tool, seed: u64) -> BinaryCase {
         read_error(&mut rng, &mut world);
     }
     let stdin_socket = rng.chance(1, 3);
-    let small_stream = matches!(
-        &world.stdin.node,
-        Node::Stream(d) if d.len() <= super::run::PRELOAD_MAX
-    );
-    if tool != Tool::Yes && !stdin_socket && small_stream && rng.chance(1, 4) {
-        // A non-blocking pipe that runs dry (EAGAIN) instead of ending.
+    let preload_max = if stdin_socket {
+        super::run::SOCKET_PRELOAD_MAX
+    } else {
+        super::run::PRELOAD_MAX
+    };
+    let small_stream = matches!(&world.stdin.node, Node::Stream(d) if d.len() <= preload_max);
+    if tool != Tool::Yes && small_stream && rng.chance(1, 4) {
+        // A non-blocking pipe or socket that runs dry (EAGAIN) instead of
+        // ending.
         world.read_errors.stdin_would_block = true;
     }
     let stdout = rng.pick(&[

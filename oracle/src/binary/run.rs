@@ -171,6 +171,26 @@ fn preloaded_nonblocking_pipe(data: &[u8]) -> (std::io::PipeReader, std::io::Pip
     (reader, writer)
 }
 
+/// The most a preloaded non-blocking stdin socket holds: well inside a
+/// Unix socket's default send buffer, so the preload never waits.
+pub const SOCKET_PRELOAD_MAX: usize = 16 << 10;
+
+/// A socket that already holds all of `data`, the child's end
+/// non-blocking: a reader gets the bytes, then EAGAIN for as long as our
+/// end is open.
+fn preloaded_nonblocking_socket(data: &[u8]) -> (UnixStream, UnixStream) {
+    assert!(
+        data.len() <= SOCKET_PRELOAD_MAX,
+        "the generator keeps it small"
+    );
+    let (mut ours, theirs) = UnixStream::pair().expect("socketpair");
+    ours.set_nonblocking(true).expect("non-blocking preload");
+    ours.write_all(data)
+        .expect("the preload fits in the socket's buffer");
+    theirs.set_nonblocking(true).expect("non-blocking stdin");
+    (ours, theirs)
+}
+
 /// The longest a case may run before it counts as hung.
 const HANG_LIMIT: Duration = Duration::from_secs(60);
 
@@ -216,9 +236,10 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
 
     // Stdin.
     let mut feeder = None;
-    // The write end of a preloaded non-blocking stdin pipe, open until the
-    // child has exited, so that the child finds it dry, not ended.
+    // The write end of a preloaded non-blocking stdin pipe or socket, open
+    // until the child has exited, so that the child finds it dry, not ended.
     let mut held_writer = None;
+    let mut held_socket = None;
     // Our own handle on a regular stdin's open file: its offset is the
     // child's.
     let mut stdin_file = None;
@@ -229,6 +250,11 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
                 .expect("seek");
             stdin_file = Some(f.try_clone().expect("dup stdin"));
             cmd.stdin(f);
+        }
+        Node::Stream(d) if case.stdin_socket && case.world.read_errors.stdin_would_block => {
+            let (ours, theirs) = preloaded_nonblocking_socket(d);
+            cmd.stdin(std::os::fd::OwnedFd::from(theirs));
+            held_socket = Some(ours);
         }
         Node::Stream(d) if case.stdin_socket => {
             let (ours, theirs) = UnixStream::pair().expect("socketpair");
@@ -359,6 +385,7 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
         let _ = f.join();
     }
     drop(held_writer);
+    drop(held_socket);
     let stdout = match (stdout_thread, case.stdout) {
         (Some(t), _) => Some(t.join().expect("stdout reader")),
         (None, StdoutKind::DevNull | StdoutKind::Closed) => None,
