@@ -218,6 +218,28 @@ fn layer_intercepts_every_path_of_our_wc() {
 }
 
 #[test]
+fn wc_grows_a_pipe_it_reads() {
+    // Counting lines from a pipe, wc asks for a bigger pipe (so the writer
+    // runs ahead), as counting bytes from one does before it splices.
+    let wc = binaries().tool(Tool::Wc);
+    for option in ["-l", "-c"] {
+        let script = format!("head -c 300000 /dev/zero | '{}' {option}", wc.display());
+        let (stdout, stderr, status, counts) = under_layer(
+            Path::new("/bin/sh"),
+            &["-c", &script],
+            Plan::default(),
+            None,
+        );
+        assert_eq!((status, stderr.as_str()), (0, ""), "{option}");
+        assert!(!stdout.is_empty());
+        assert!(
+            counts.get(Kind::SetPipeSize, Outcome::Calls) > 0,
+            "wc {option} left its pipe at the default size"
+        );
+    }
+}
+
+#[test]
 fn layer_refusals_move_cat_to_another_path() {
     // Every copy_file_range refused: cat goes on with another path and
     // still copies every byte.

@@ -357,9 +357,6 @@ enum Fed {
 /// Count `[from, to)` of `file` in two halves on two threads and merge
 /// them.  The cut is just after a newline found past the middle.
 fn count_in_halves(plan: &Plan, file: &std::fs::File, from: u64, to: u64) -> Halves {
-    if to - from < 2 {
-        return Halves::NotSplit;
-    }
     let Some(middle) = find_split(file, from + (to - from) / 2) else {
         return Halves::NotSplit;
     };
