@@ -337,6 +337,43 @@ fn command_line(tool: Tool, rng: &mut Rng, world: &World) -> Vec<Vec<u8>> {
     args
 }
 
+/// wc reading its operands from a NUL-separated list (`--files0-from`):
+/// some of the world's files and perhaps a missing name, in a list file
+/// of its own (read whole up front, as GNU reads a small regular list) or
+/// on stdin (a pipe is read as it goes; a regular file up front).
+fn files0_command_line(rng: &mut Rng, world: &mut World) -> Vec<Vec<u8>> {
+    let mut args = Vec::new();
+    if rng.chance(1, 2) {
+        args.push(rng.pick(WC_OPTIONS).to_vec());
+    }
+    let files: Vec<Vec<u8>> = world.files.keys().cloned().collect();
+    let mut list = Vec::new();
+    for _ in 0..rng.below(5) {
+        let name = if files.is_empty() || rng.chance(1, 8) {
+            b"missing".to_vec()
+        } else {
+            files[rng.below(files.len() as u64) as usize].clone()
+        };
+        list.extend_from_slice(&name);
+        list.push(0);
+    }
+    if !list.is_empty() && rng.chance(1, 4) {
+        list.pop(); // the last name without its NUL
+    }
+    if rng.chance(1, 2) {
+        world.stdin.node = match world.stdin.node {
+            Node::Regular(_) => Node::Regular(list),
+            _ => Node::Stream(list),
+        };
+        world.stdin.offset = 0;
+        args.push(b"--files0-from=-".to_vec());
+    } else {
+        world.files.insert(b"list".to_vec(), Node::Regular(list));
+        args.push(b"--files0-from=list".to_vec());
+    }
+    args
+}
+
 /// Input EIO: one regular input, anywhere in it.
 fn read_error(rng: &mut Rng, world: &mut World) {
     let offset = world.stdin.offset;
@@ -384,7 +421,11 @@ pub fn generate(tool: Tool, seed: u64) -> BinaryCase {
     } else {
         world(&mut rng)
     };
-    let args = command_line(tool, &mut rng, &world);
+    let args = if tool == Tool::Wc && rng.chance(1, 6) {
+        files0_command_line(&mut rng, &mut world)
+    } else {
+        command_line(tool, &mut rng, &world)
+    };
     if tool != Tool::Yes && rng.chance(1, 3) {
         read_error(&mut rng, &mut world);
     }
