@@ -92,8 +92,19 @@ fn campaign_report_names_every_unreached_cell() {
 fn under_layer(
     program: &Path,
     args: &[&str],
+    plan: Plan,
+    stdout_file: Option<&Path>,
+) -> (Vec<u8>, String, i32, Counts) {
+    under_layer_with_env(program, args, plan, stdout_file, &[])
+}
+
+/// [`under_layer`] with more environment.
+fn under_layer_with_env(
+    program: &Path,
+    args: &[&str],
     mut plan: Plan,
     stdout_file: Option<&Path>,
+    env: &[(&str, &str)],
 ) -> (Vec<u8>, String, i32, Counts) {
     let dir = std::env::temp_dir().join(format!(
         "samebytes-layer-{}-{}",
@@ -111,7 +122,8 @@ fn under_layer(
     cmd.args(args)
         .env("LD_PRELOAD", binaries().layer())
         .env(ENV, plan.render())
-        .env("LC_ALL", "C");
+        .env("LC_ALL", "C")
+        .envs(env.iter().copied());
     if let Some(p) = stdout_file {
         cmd.stdout(std::fs::File::create(p).expect("stdout file"));
     }
@@ -236,6 +248,36 @@ fn wc_grows_a_pipe_it_reads() {
             counts.get(Kind::SetPipeSize, Outcome::Calls) > 0,
             "wc {option} left its pipe at the default size"
         );
+    }
+}
+
+#[test]
+fn grep_searches_a_mapped_file_without_reading_it() {
+    // With the mapped search switched on, a regular file is searched in
+    // its mappings from start to end (the helper thread faults windows in
+    // ahead): not one read(2) of it, whether its last line ends or not.
+    let grep = binaries().tool(Tool::Grep);
+    for len in [3 << 20, (3 << 20) + 5] {
+        let file = big_file("mapped-grep", len);
+        let env = [
+            ("SAMEBYTES_GREP_MAP_THRESHOLD", "0"),
+            ("SAMEBYTES_GREP_MAP_WINDOW", "262144"),
+        ];
+        let args = ["-c", "fox", file.to_str().unwrap()];
+        let (stdout, stderr, status, counts) =
+            under_layer_with_env(&grep, &args, Plan::default(), None, &env);
+        let (want, _, _, _) = under_layer(Path::new("/usr/bin/grep"), &args, Plan::default(), None);
+        assert_eq!((status, stderr.as_str(), stdout), (0, "", want), "{len}");
+        assert!(
+            counts.get(Kind::MmapFile, Outcome::Calls) > 0,
+            "{len}: mapped"
+        );
+        assert_eq!(
+            counts.get(Kind::Read, Outcome::Calls),
+            0,
+            "{len}: read(2) calls"
+        );
+        let _ = std::fs::remove_file(file);
     }
 }
 
