@@ -571,3 +571,34 @@ fn line_buffered_writes_each_line_as_gnu_does() {
     assert_eq!(gnu.2, gnu.1, "GNU writes one line per write(2)");
     assert_eq!(ours.2, gnu.2, "ours writes as often as GNU");
 }
+
+/// A `-f` file that cannot be read is named with the system's own text
+/// for its error, whatever the errno: a symbolic link loop (ELOOP), a
+/// directory, a missing file, each as GNU's grep says it.
+#[test]
+fn pattern_file_errors_read_as_gnu_writes_them() {
+    let scratch = Scratch::new("pattern-file-errors");
+    std::os::unix::fs::symlink("loop", scratch.path.join("loop")).expect("symlink loop");
+    std::fs::create_dir(scratch.path.join("dir")).expect("dir");
+    scratch.file("in", b"a\nx\n");
+    let run = |program: &std::path::Path, pattern_file: &str| {
+        let mut c = Command::new(program);
+        std::os::unix::process::CommandExt::arg0(&mut c, "grep");
+        let out = c
+            .args(["-f", pattern_file, "in"])
+            .current_dir(&scratch.path)
+            .env("LC_ALL", "C")
+            .output()
+            .expect("run grep");
+        (
+            out.status.code(),
+            out.stdout,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    for pattern_file in ["loop", "dir", "missing"] {
+        let gnu = run(std::path::Path::new("/usr/bin/grep"), pattern_file);
+        assert_eq!(gnu.0, Some(2), "{gnu:?}");
+        assert_eq!(run(&binary("grep"), pattern_file), gnu, "-f {pattern_file}");
+    }
+}

@@ -30,7 +30,6 @@ use samebytes_spec::grep::{
     assemble_patterns, parse_args, pattern_file_error, BinaryFiles, Effective, GrepEnv,
     GrepOptions, Invocation, ListFiles, Matcher, BINARY_PREFIX,
 };
-use samebytes_spec::Errno;
 
 use crate::io::diagnose;
 
@@ -921,12 +920,15 @@ pub fn run(
         } else {
             system.open(Some(name))
         };
-        read_all(input).map_err(|e| errno_of(&e))
+        read_all(input)
     });
     let patterns = match patterns {
         Ok(p) => p,
         Err((name, e)) => {
-            diagnose(stderr, &pattern_file_error(program, &name, e));
+            diagnose(
+                stderr,
+                &pattern_file_error(program, &name, &crate::sys::error_text(&e)),
+            );
             return 2;
         }
     };
@@ -1199,22 +1201,6 @@ fn read_all(input: io::Result<GrepInput>) -> io::Result<Vec<u8>> {
             file.read_to_end(&mut v)?;
             Ok(v)
         }
-    }
-}
-
-fn errno_of(e: &io::Error) -> Errno {
-    match e.raw_os_error() {
-        Some(libc::ENOENT) => Errno::NoEntry,
-        Some(libc::EACCES) => Errno::Access,
-        Some(libc::EISDIR) => Errno::IsDirectory,
-        Some(libc::ENAMETOOLONG) => Errno::NameTooLong,
-        Some(libc::ENOSPC) => Errno::NoSpace,
-        Some(libc::EPIPE) => Errno::BrokenPipe,
-        Some(libc::EBADF) => Errno::BadDescriptor,
-        Some(libc::EFBIG) => Errno::FileTooBig,
-        Some(libc::EDQUOT) => Errno::QuotaExceeded,
-        Some(libc::EAGAIN) => Errno::WouldBlock,
-        _ => Errno::Io,
     }
 }
 

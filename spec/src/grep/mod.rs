@@ -668,16 +668,16 @@ pub fn parse_args(args: &[Vec<u8>], env: &GrepEnv) -> Invocation {
 }
 
 /// A `-f` file that could not be read: its name and the error.
-pub type PatternFileError = (Vec<u8>, Errno);
+pub type PatternFileError<E> = (Vec<u8>, E);
 
 /// The pattern list from its sources: every `-e` ends with a newline, a
 /// `-f` file gets one if it lacks it, the last newline is dropped and the
 /// rest split.  `None` when there are no patterns at all (only empty `-f`
 /// files): nothing matches.
-pub fn assemble_patterns(
+pub fn assemble_patterns<E>(
     sources: &[PatternSource],
-    mut read_file: impl FnMut(&[u8]) -> Result<Vec<u8>, Errno>,
-) -> Result<Option<Vec<Vec<u8>>>, PatternFileError> {
+    mut read_file: impl FnMut(&[u8]) -> Result<Vec<u8>, E>,
+) -> Result<Option<Vec<Vec<u8>>>, PatternFileError<E>> {
     let mut keys = Vec::new();
     for s in sources {
         match s {
@@ -704,11 +704,13 @@ pub fn assemble_patterns(
 }
 
 /// `grep: FILE: error` for a `-f` file that cannot be read.
-pub fn pattern_file_error(program: &str, name: &[u8], e: Errno) -> Vec<u8> {
+/// The message for a `-f` file that could not be read, given the text of
+/// its error.
+pub fn pattern_file_error(program: &str, name: &[u8], error: &str) -> Vec<u8> {
     [
         format!("{program}: ").as_bytes(),
         name,
-        format!(": {}\n", e.message()).as_bytes(),
+        format!(": {error}\n").as_bytes(),
     ]
     .concat()
 }
@@ -1192,7 +1194,7 @@ fn grep_with(
         Ok(p) => p,
         Err((name, e)) => {
             // GNU names the file as given, unquoted (`die (..., "%s", optarg)`).
-            out.diagnose(pattern_file_error(program, &name, e));
+            out.diagnose(pattern_file_error(program, &name, e.message()));
             return finish(out, 2, failure, program);
         }
     };
