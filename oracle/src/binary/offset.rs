@@ -5,7 +5,8 @@
 //! - A tool that never reads stdin leaves it where it was.
 //! - wc and cat read it to its end, or to the byte where a read failed
 //!   when the spec reports that failure (wc counting bytes of a regular
-//!   file by its size seeks over what it does not read).
+//!   file by its size seeks over what it does not read; wc reading its
+//!   list of names from stdin always meets the failure).
 //! - grep seeks to the end when it is done with stdin, also after a read
 //!   error (`finalize_input`), except that `-m`, once reached, puts it back
 //!   just after the last selected line, and a run that exits before
@@ -81,7 +82,14 @@ pub fn expected_stdin_offset(
                         data.len(),
                         case.world.stdin.offset,
                     );
+                    // A list of names on stdin is read to its end, or to
+                    // the read that fails (reported as "cannot read file
+                    // names from", not against stdin).
+                    let list_on_stdin = o.files0_from.as_deref() == Some(b"-".as_slice());
                     Some(match (reads, by_size, from) {
+                        (true, _, _) if list_on_stdin => {
+                            case.world.read_errors.stdin.map_or(end, |at| at as u64)
+                        }
                         (false, _, _) => start,
                         (true, true, Some(from)) => stopped().max(from as u64),
                         (true, _, _) => stopped(),
