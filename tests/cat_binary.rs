@@ -581,3 +581,50 @@ fn pipes_are_grown_for_splicing_and_for_formatted_output() {
         assert_eq!(pipe_size(&in_probe), want_in, "stdin pipe, {args:?}");
     }
 }
+
+/// A non-blocking pipe on stdin that runs dry (its writer still open)
+/// ends cat with EAGAIN against the input, after the bytes it held, as
+/// GNU's cat ends, whether stdout is a pipe (ours splices directly, and a
+/// splice cannot tell which end said EAGAIN) or a file.
+#[test]
+fn a_dry_non_blocking_stdin_pipe_ends_cat_as_gnu() {
+    use std::os::fd::AsRawFd;
+    let scratch = Scratch::new("cat-dry-pipe");
+    let run = |program: &std::path::Path, to_file: bool| {
+        let (reader, mut writer) = std::io::pipe().expect("pipe");
+        writer.write_all(b"held bytes\n").expect("preload");
+        // SAFETY: F_GETFL/F_SETFL on a descriptor this test owns.
+        unsafe {
+            let flags = libc::fcntl(reader.as_raw_fd(), libc::F_GETFL);
+            libc::fcntl(reader.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
+        }
+        let mut c = Command::new(program);
+        std::os::unix::process::CommandExt::arg0(&mut c, "cat");
+        c.stdin(reader).env("LC_ALL", "C");
+        let out_path = scratch.path.join("out");
+        if to_file {
+            c.stdout(File::create(&out_path).expect("stdout file"));
+        }
+        let out = c.output().expect("run cat");
+        drop(writer);
+        let stdout = if to_file {
+            std::fs::read(&out_path).expect("read stdout")
+        } else {
+            out.stdout
+        };
+        (
+            out.status.code(),
+            stdout,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    for to_file in [false, true] {
+        let gnu = run(std::path::Path::new("/usr/bin/cat"), to_file);
+        assert_eq!(gnu.0, Some(1), "{gnu:?}");
+        assert_eq!(
+            run(&binary("cat"), to_file),
+            gnu,
+            "stdout to a file: {to_file}"
+        );
+    }
+}
