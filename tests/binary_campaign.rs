@@ -255,10 +255,17 @@ fn wc_grows_a_pipe_it_reads() {
 fn grep_searches_a_mapped_file_without_reading_it() {
     // With the mapped search switched on, a regular file is searched in
     // its mappings from start to end (the helper thread faults windows in
-    // ahead): not one read(2) of it, whether its last line ends or not.
+    // ahead): not one read(2) of it, whether its last line ends or not,
+    // and with a first line longer than two windows (the window grows).
     let grep = binaries().tool(Tool::Grep);
-    for len in [3 << 20, (3 << 20) + 5] {
-        let file = big_file("mapped-grep", len);
+    for len in [3 << 20, (3 << 20) + 5, 0] {
+        let file = big_file("mapped-grep", len.max(1 << 20));
+        if len == 0 {
+            let mut data = vec![b'a'; 600_000];
+            data.extend_from_slice(b" fox\n");
+            data.extend(std::fs::read(&file).expect("read back"));
+            std::fs::write(&file, data).expect("long first line");
+        }
         let env = [
             ("SAMEBYTES_GREP_MAP_THRESHOLD", "0"),
             ("SAMEBYTES_GREP_MAP_WINDOW", "262144"),
@@ -279,6 +286,62 @@ fn grep_searches_a_mapped_file_without_reading_it() {
         );
         let _ = std::fs::remove_file(file);
     }
+}
+
+#[test]
+fn grep_mapped_search_of_stdin_at_an_offset_goes_on_where_a_fault_stopped_it() {
+    // stdin is a file already read 1000 bytes into; ours maps it from
+    // there and meets the bad region (SIGBUS) several windows in, then
+    // reads on from where the mapping stopped, and ends as GNU's read()
+    // based search ends: the same count, the same error.
+    let file = big_file("mapped-grep-offset", 1 << 20);
+    let plan = || Plan {
+        seed: 5,
+        input_eio: vec![eio_at(&file, 700_000)],
+        ..Plan::default()
+    };
+    let env = [
+        ("SAMEBYTES_GREP_MAP_THRESHOLD", "0"),
+        ("SAMEBYTES_GREP_MAP_WINDOW", "65536"),
+    ];
+    let script = |grep: &Path| {
+        format!(
+            "{{ head -c 1000 >/dev/null; '{}' -c fox -; }} < '{}'",
+            grep.display(),
+            file.display()
+        )
+    };
+    let ours = binaries().tool(Tool::Grep);
+    let (got, got_err, got_status, counts) = under_layer_with_env(
+        Path::new("/bin/sh"),
+        &["-c", &script(&ours)],
+        plan(),
+        None,
+        &env,
+    );
+    let (want, want_err, want_status, _) = under_layer(
+        Path::new("/bin/sh"),
+        &["-c", &script(Path::new("/usr/bin/grep"))],
+        plan(),
+        None,
+    );
+    assert!(
+        counts.get(Kind::MmapFile, Outcome::Sigbus) > 0,
+        "a window faulted"
+    );
+    assert_eq!(
+        (
+            got_status,
+            String::from_utf8_lossy(&got),
+            got_err.replace(&ours.display().to_string(), "grep")
+        ),
+        (
+            want_status,
+            String::from_utf8_lossy(&want),
+            want_err.replace("/usr/bin/grep", "grep")
+        )
+    );
+    let _ = std::fs::remove_file(file);
 }
 
 #[test]
