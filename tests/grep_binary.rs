@@ -1,5 +1,5 @@
-//! Binary-level tests: the built `grep` on real files (mapped in windows of
-//! every size, from an offset, truncated while mapped), pipes written in
+//! Binary-level tests: the built `grep` on real files (read with buffers of
+//! every size, from an offset, truncated while read), pipes written in
 //! chunks, /dev/full, closed pipes and its own output file, each against
 //! the spec.
 
@@ -125,22 +125,21 @@ const ARG_SETS: &[&[&str]] = &[
     &["-i", "-w", "FOO"],
     &["-x", "-n", "foo bar"],
     &["-m3", "-A1", "e"],
-    // Before-context of the last line, which has no newline: the lines
-    // it reaches back to lie before the mapped path's tail.
+    // Before-context of the last line, which has no newline.
     &["-B2", "-n", "-b", "last"],
 ];
 
-/// Mapped windows from one byte up must find exactly what the spec finds,
+/// Read buffers from one byte up must find exactly what the spec finds,
 /// for a named file and for stdin as a file at an offset.
 #[test]
-fn mapped_windows_of_every_size_match_the_spec() {
+fn regular_files_read_with_buffers_of_every_size_match_the_spec() {
     let s = Scratch::new("grep-map");
     let data = corpus(3);
     s.file("f", &data);
     let mut with_nul = data.clone();
     with_nul.splice(200_000..200_000, *b"\0");
     s.file("n", &with_nul);
-    // A NUL in the first 32 KiB, beyond the first windows.
+    // A NUL in the first 32 KiB, beyond the first reads.
     let mut early_nul = data.clone();
     early_nul.splice(20_000..20_000, *b"\0");
     s.file("e", &early_nul);
@@ -165,18 +164,17 @@ fn mapped_windows_of_every_size_match_the_spec() {
                 read_errors: Default::default(),
             };
             let expected_stdin = spec(args, &stdin_world, None);
-            for window in ["1", "7", "4096", "65536", "2097152"] {
+            for buffer in ["1", "7", "4096", "65536", "2097152"] {
                 let run = |cmd: &mut Command| {
                     outcome(
-                        cmd.env("SAMEBYTES_GREP_MAP_THRESHOLD", "0")
-                            .env("SAMEBYTES_GREP_MAP_WINDOW", window)
+                        cmd.env("SAMEBYTES_GREP_BUFFER", buffer)
                             .current_dir(&s.path)
                             .output()
                             .expect("run grep"),
                     )
                 };
                 let named = run(grep().args(&with_name));
-                assert_same(&named, &expected, &format!("{with_name:?} window {window}"));
+                assert_same(&named, &expected, &format!("{with_name:?} buffer {buffer}"));
                 let mut input = std::fs::File::open(s.path.join(file)).expect("open");
                 std::io::Seek::seek(&mut input, std::io::SeekFrom::Start(offset as u64))
                     .expect("seek");
@@ -184,7 +182,7 @@ fn mapped_windows_of_every_size_match_the_spec() {
                 assert_same(
                     &from_stdin,
                     &expected_stdin,
-                    &format!("{args:?} stdin at {offset}, window {window}"),
+                    &format!("{args:?} stdin at {offset}, buffer {buffer}"),
                 );
             }
         }
@@ -225,20 +223,18 @@ fn pipes_written_in_chunks_match_the_spec() {
     }
 }
 
-/// The file shrinks while grep reads it (mapped, and by read()): no
-/// SIGBUS, and what grep prints is exactly what the spec prints for the
+/// The file shrinks while grep reads it: what grep prints is exactly what the spec prints for the
 /// bytes grep read before the file ended for it.
 #[test]
 fn a_file_truncated_during_the_search() {
-    for threshold in ["0", "18446744073709551615"] {
+    for buffer in ["65536", "262144"] {
         let s = Scratch::new("grep-trunc");
         let line = b"a line that matches the pattern, long enough to fill pages\n";
         let data: Vec<u8> = line.repeat(400_000);
         let path = s.file("big", &data);
         let mut child = grep()
             .args(["-n", "matches", "big"])
-            .env("SAMEBYTES_GREP_MAP_WINDOW", "65536")
-            .env("SAMEBYTES_GREP_MAP_THRESHOLD", threshold)
+            .env("SAMEBYTES_GREP_BUFFER", buffer)
             .current_dir(&s.path)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -291,7 +287,7 @@ fn a_file_truncated_during_the_search() {
         assert_same(
             &Outcome::unplaced(first, stderr, status.code().unwrap_or(-1)),
             &expected,
-            &format!("truncated after {read} bytes, threshold {threshold}"),
+            &format!("truncated after {read} bytes, buffer {buffer}"),
         );
     }
 }
@@ -525,9 +521,7 @@ fn a_stdin_pipe_is_drained_as_gnu_drains_it() {
 }
 
 /// `--line-buffered` writes each selected line as soon as it is found, as
-/// GNU's does (a reader of the pipe sees it at once), also when ours is
-/// asked to search regular files in mapped windows, whose output is
-/// otherwise held until a window is known to be intact.  strace counts the
+/// GNU's does (a reader of the pipe sees it at once).  strace counts the
 /// writes of both (GNU's go through stdio, which no LD_PRELOAD layer sees).
 #[test]
 fn line_buffered_writes_each_line_as_gnu_does() {
@@ -537,9 +531,9 @@ fn line_buffered_writes_each_line_as_gnu_does() {
     let file = scratch.file("in", &data);
     let ours = binary("grep");
     let mut runs = Vec::new();
-    for (name, program, mapped) in [
-        ("gnu", std::path::Path::new("/usr/bin/grep"), false),
-        ("ours", ours.as_path(), true),
+    for (name, program) in [
+        ("gnu", std::path::Path::new("/usr/bin/grep")),
+        ("ours", ours.as_path()),
     ] {
         let trace = scratch.path.join(format!("trace-{name}"));
         let mut cmd = Command::new("strace");
@@ -550,10 +544,6 @@ fn line_buffered_writes_each_line_as_gnu_does() {
         cmd.args(["--line-buffered", "fox"])
             .arg(&file)
             .env("LC_ALL", "C");
-        if mapped {
-            cmd.env("SAMEBYTES_GREP_MAP_THRESHOLD", "0")
-                .env("SAMEBYTES_GREP_MAP_WINDOW", "65536");
-        }
         let out = cmd.output().expect("strace is installed (.ci/setup)");
         assert!(
             out.status.success(),

@@ -1,6 +1,5 @@
 //! Differential tests: samebytes grep against the spec, under adversarial
-//! reads and writes, with stream buffers from one byte up, and the
-//! whole-input (mapped) path against the stream path.
+//! reads and writes, with stream buffers from one byte up.
 
 use proptest::prelude::*;
 use samebytes_oracle::grep::{check_grep, grep_case, GrepCase};

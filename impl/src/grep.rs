@@ -8,8 +8,9 @@
 //!   at once.
 //! - The **searcher** owns the bytes: one buffer reused for a stream (the
 //!   partial last line carried over, grown only for a longer line, and
-//!   only new bytes scanned for line ends), or the whole input as one
-//!   slice.  Both feed [`Search::region`], so there is one core.
+//!   only new bytes scanned for line ends), which feeds
+//!   [`Search::region`], the one core.  (A mapped strategy was measured
+//!   slower than read() on this machine and removed; see BENCHMARKS.md.)
 //! - The **sink** is the batched output: flushed before a read that may
 //!   block, before any diagnostic, at exit, and per line with
 //!   `--line-buffered`.
@@ -40,11 +41,6 @@ pub struct GrepConfig {
     pub buffer: usize,
     /// Output is written once this much is batched.
     pub write_size: usize,
-    /// A regular file is searched in mapped windows of this many bytes.
-    pub map_window: usize,
-    /// Files with at least this many bytes to search are mapped (the
-    /// real system's choice; tests map whatever they are given).
-    pub map_threshold: u64,
 }
 
 impl Default for GrepConfig {
@@ -52,10 +48,6 @@ impl Default for GrepConfig {
         GrepConfig {
             buffer: 256 * 1024,
             write_size: 256 * 1024,
-            map_window: 2 << 20,
-            // Mapping is proven (tests/grep_binary.rs) but measured slower
-            // than read() here (BENCHMARKS.md), so it is off unless asked.
-            map_threshold: u64::MAX,
         }
     }
 }
@@ -69,14 +61,6 @@ pub enum GrepInput {
     },
     /// A directory: reading it fails with EISDIR.
     Directory,
-    /// A regular file by descriptor, from `start` (stdin's offset) to
-    /// `size`: searched through a mapping, then by read() for anything
-    /// appended meanwhile; by read() alone if mapping fails.
-    File {
-        file: crate::fdinput::FdInput,
-        start: u64,
-        size: u64,
-    },
 }
 
 /// What grep can open, and what it knows about its output.
@@ -96,10 +80,6 @@ pub trait GrepSystem {
     /// does when it stopped early, so that its writer is not cut off.
     fn drain_stdin(&mut self) -> io::Result<()>;
 }
-
-/// Searched parts of a mapping are released from our resident set in
-/// steps of this size.
-const RELEASE_STEP: usize = 4 << 20;
 
 /// The size a pipe we read from is grown to.
 const PIPE_SIZE: usize = 1 << 20;
@@ -152,9 +132,6 @@ struct Sink<'a> {
     buf: Vec<u8>,
     write_size: usize,
     line_buffered: bool,
-    /// While a mapped window is searched, nothing is written: a window
-    /// the file was truncated under is searched again by read().
-    hold: bool,
 }
 
 impl Sink<'_> {
@@ -169,7 +146,7 @@ impl Sink<'_> {
 
     /// After a whole line (or count, or name) is buffered.
     fn line_done(&mut self) -> Result<(), WriteFailed> {
-        if !self.hold && (self.line_buffered || self.buf.len() >= self.write_size) {
+        if self.line_buffered || self.buf.len() >= self.write_size {
             self.flush()?;
         }
         Ok(())
@@ -191,8 +168,6 @@ struct FileState {
     after_last_selected: u64,
     /// The input has turned binary.
     binary: bool,
-    /// No NUL before this offset (found by the mapped path's helper).
-    nul_free_to: u64,
     binary_selected: bool,
     encoding_error: bool,
     /// Reading can stop: `-l -L -q` found a line, `-m` is done and owes no
@@ -233,17 +208,12 @@ impl Search<'_, '_> {
     }
 
     /// The line number of the line starting at `buf[at]` (absolute
-    /// `base + at`), counting only the bytes not yet counted.
+    /// `base + at`), counting only the bytes not yet counted: lines are
+    /// printed in the order of the input, so `counted_to` never passes
+    /// `at`.
     fn line_number(&self, st: &mut FileState, buf: &[u8], base: u64, at: usize) -> u64 {
         let counted = (st.counted_to - base) as usize;
-        if counted <= at {
-            st.counted_lines +=
-                memchr::memchr_iter(self.terminator, &buf[counted..at]).count() as u64;
-        } else {
-            // Before-context reaching back past a window's count.
-            st.counted_lines -=
-                memchr::memchr_iter(self.terminator, &buf[at..counted]).count() as u64;
-        }
+        st.counted_lines += memchr::memchr_iter(self.terminator, &buf[counted..at]).count() as u64;
         st.counted_to = base + at as u64;
         st.counted_lines + 1
     }
@@ -580,8 +550,7 @@ impl Search<'_, '_> {
         if st.done {
             return Ok(());
         }
-        let known_clean = base + to as u64 <= st.nul_free_to;
-        if !st.binary && self.binary_rule_applies() && !known_clean {
+        if !st.binary && self.binary_rule_applies() {
             if let Some(p) = memchr::memchr(0, &buf[from..to]) {
                 let nul = from + p;
                 let at = if base + nul as u64 >= BINARY_PREFIX as u64 {
@@ -618,170 +587,9 @@ impl Search<'_, '_> {
         match input {
             GrepInput::Directory => Ok((st, Some(io::Error::from_raw_os_error(libc::EISDIR)))),
             GrepInput::Reader { reader, may_block } => self
-                .stream(name, &mut st, reader, may_block, 0, cfg)
-                .map(|e| (st, e)),
-            GrepInput::File { file, start, size } => self
-                .file(name, &mut st, file, start, size, cfg)
+                .stream(name, &mut st, reader, may_block, cfg)
                 .map(|e| (st, e)),
         }
-    }
-
-    /// A regular file: mapped windows of whole lines, each searched with
-    /// its output held back until the window is known to be intact.
-    fn file(
-        &mut self,
-        name: &[u8],
-        st: &mut FileState,
-        file: crate::fdinput::FdInput,
-        start: u64,
-        size: u64,
-        cfg: &GrepConfig,
-    ) -> Result<Option<io::Error>, WriteFailed> {
-        let len = (size - start) as usize;
-        let map = match crate::sys::MappedWindow::map(file.file(), start, len) {
-            Ok(m) if !self.opts.line_buffered => m,
-            // Offsets count from where this read starts.
-            _ => return self.stream(name, st, Box::new(file), false, 0, cfg),
-        };
-        let populator = map.populator();
-        let t = self.terminator;
-        // A NUL in the first 32 KiB makes the whole input binary, however
-        // the windows fall.
-        let early = map.with_bytes(0, |bytes| {
-            memchr::memchr(0, &bytes[..bytes.len().min(BINARY_PREFIX)]).is_some()
-        });
-        if early == Some(true) && self.binary_rule_applies() {
-            st.binary = true;
-            if self.opts.binary_files == BinaryFiles::WithoutMatch {
-                st.done = true;
-            }
-        }
-        // The next byte to search, relative to `start`.
-        let mut pos = 0usize;
-        let mut released = 0usize;
-        let mut intact = true;
-        // How far the helper has found no NUL.
-        let nul_free = std::sync::atomic::AtomicUsize::new(0);
-        let scan_for_nul = self.binary_rule_applies() && !st.binary;
-        std::thread::scope(|scope| -> Result<(), WriteFailed> {
-            // On the other core, fault the next window in and look for a
-            // NUL in it while this one is searched.
-            let step = cfg.map_window.max(1);
-            // One token per window the main thread starts; the helper works
-            // through the file in steps of its own, at most two ahead.
-            let (ahead, todo) = std::sync::mpsc::sync_channel::<()>(2);
-            let (map_ref, nul_ref) = (&map, &nul_free);
-            scope.spawn(move || {
-                let mut next = 0;
-                for () in todo {
-                    if next >= len {
-                        break;
-                    }
-                    populator.populate(next, step);
-                    let end = (next + step).min(len);
-                    if scan_for_nul {
-                        let clean =
-                            map_ref.with_bytes(1, |b| memchr::memchr(0, &b[next..end]).is_none());
-                        if clean != Some(true) {
-                            break;
-                        }
-                        nul_ref.store(end, std::sync::atomic::Ordering::Release);
-                    }
-                    next = end;
-                }
-            });
-            let mut window = step;
-            let _ = ahead.send(());
-            let _ = ahead.send(());
-            while pos < len && !st.done {
-                let end = (pos + window).min(len);
-                let _ = ahead.try_send(());
-                // Whole lines only; a last line without a terminator is
-                // left to the tail below.
-                let last_end = map.with_bytes(0, |bytes| {
-                    memchr::memrchr(t, &bytes[pos..end]).map(|p| pos + p + 1)
-                });
-                let to = match last_end {
-                    None => {
-                        intact = false;
-                        break;
-                    }
-                    Some(Some(to)) => to,
-                    Some(None) if end == len => break,
-                    Some(None) => {
-                        window *= 2;
-                        continue;
-                    }
-                };
-                window = step;
-                let saved = (st.clone(), self.used, self.sink.buf.len());
-                self.sink.hold = true;
-                st.nul_free_to = nul_free.load(std::sync::atomic::Ordering::Acquire) as u64;
-                let searched = map.with_bytes(0, |bytes| {
-                    self.region(name, st, bytes, 0, pos, to)?;
-                    // Count to the window's end now, while it is mapped.
-                    if self.opts.line_number {
-                        self.line_number(st, bytes, 0, to);
-                    }
-                    Ok(())
-                });
-                self.sink.hold = false;
-                match searched {
-                    None => {
-                        (*st, self.used) = (saved.0, saved.1);
-                        self.sink.buf.truncate(saved.2);
-                        intact = false;
-                        break;
-                    }
-                    Some(r) => r?,
-                }
-                self.sink.line_done()?;
-                // Drop what was searched from our resident set, in large
-                // steps (each release interrupts the helper's core); what
-                // before-context may still need stays mapped.
-                if to - released >= RELEASE_STEP {
-                    released = pos.saturating_sub(256 << 10);
-                    map.release_before(released);
-                }
-                pos = to;
-            }
-            drop(ahead);
-            Ok(())
-        })?;
-        drop(map);
-        if st.done {
-            return Ok(None);
-        }
-        // The rest: a last line without a terminator, anything appended
-        // since, or everything from `pos` by read() if the file shrank.
-        let now = file.info().map(|i| i.size).unwrap_or(0);
-        if intact && now == size && pos < len {
-            // The whole file again, not just the tail: before-context may
-            // reach back past `pos` (mapping is lazy; only what is touched
-            // is read).
-            if let Ok(tail) = crate::sys::MappedWindow::map(file.file(), start, len) {
-                let saved = (st.clone(), self.used, self.sink.buf.len());
-                self.sink.hold = true;
-                let searched =
-                    tail.with_bytes(0, |bytes| self.region(name, st, bytes, 0, pos, len));
-                self.sink.hold = false;
-                match searched {
-                    Some(r) => {
-                        r?;
-                        return Ok(None);
-                    }
-                    None => {
-                        (*st, self.used) = (saved.0, saved.1);
-                        self.sink.buf.truncate(saved.2);
-                    }
-                }
-            }
-        }
-        let at = start + pos as u64;
-        if let Err(e) = crate::sys::lseek(file.raw_fd(), at as i64, crate::sys::Whence::Set) {
-            return Ok(Some(e));
-        }
-        self.stream(name, st, Box::new(file), false, pos as u64, cfg)
     }
 
     /// The streaming path: one buffer, reused.
@@ -791,14 +599,13 @@ impl Search<'_, '_> {
         st: &mut FileState,
         mut reader: Box<dyn Read + '_>,
         may_block: bool,
-        start: u64,
         cfg: &GrepConfig,
     ) -> Result<Option<io::Error>, WriteFailed> {
         let mut buf = vec![0u8; cfg.buffer.max(1)];
         // buf[..filled] holds input from absolute offset `base`; lines
         // before `done_to` are searched; `complete` ends the last whole
         // line seen.
-        let mut base = start;
+        let mut base = 0;
         let mut filled = 0;
         let mut done_to = 0;
         let mut complete = 0;
@@ -997,7 +804,6 @@ pub fn run(
             buf: Vec::with_capacity(cfg.write_size.min(1 << 20)),
             write_size: cfg.write_size,
             line_buffered: opts.line_buffered,
-            hold: false,
         },
         used: false,
         limit: opts.max_count.unwrap_or(u64::MAX),
@@ -1169,7 +975,6 @@ fn first_line_read_error(
     let mut reader: Box<dyn Read> = match input {
         GrepInput::Directory => return Some(io::Error::from_raw_os_error(libc::EISDIR)),
         GrepInput::Reader { reader, .. } => reader,
-        GrepInput::File { file, .. } => Box::new(file),
     };
     let mut buf = vec![0u8; 64 * 1024];
     loop {
@@ -1196,11 +1001,6 @@ fn read_all(input: io::Result<GrepInput>) -> io::Result<Vec<u8>> {
             Ok(v)
         }
         GrepInput::Directory => Err(io::Error::from_raw_os_error(libc::EISDIR)),
-        GrepInput::File { mut file, .. } => {
-            let mut v = Vec::new();
-            file.read_to_end(&mut v)?;
-            Ok(v)
-        }
     }
 }
 
@@ -1208,14 +1008,12 @@ fn read_all(input: io::Result<GrepInput>) -> io::Result<Vec<u8>> {
 pub struct SystemGrep {
     stdout_info: Option<crate::sys::FileInfo>,
     stdout_is_dev_null: bool,
-    /// Regular files with at least this many bytes left are mapped.
-    map_threshold: u64,
     /// Where the last read of stdin started, when stdin is a regular file.
     stdin_start: Option<u64>,
 }
 
 impl SystemGrep {
-    pub fn new(cfg: &GrepConfig) -> SystemGrep {
+    pub fn new() -> SystemGrep {
         // A closed stdout is not the /dev/null Rust's start-up code put in
         // its place.
         let stdout_info = match crate::sys::stdout_was_closed() {
@@ -1234,7 +1032,6 @@ impl SystemGrep {
         SystemGrep {
             stdout_info,
             stdout_is_dev_null,
-            map_threshold: cfg.map_threshold,
             stdin_start: None,
         }
     }
@@ -1242,26 +1039,19 @@ impl SystemGrep {
 
 impl Default for SystemGrep {
     fn default() -> Self {
-        SystemGrep::new(&GrepConfig::default())
+        SystemGrep::new()
     }
 }
 
 impl GrepConfig {
-    /// The defaults, with the test hooks `SAMEBYTES_GREP_BUFFER`,
-    /// `SAMEBYTES_GREP_MAP_WINDOW` and `SAMEBYTES_GREP_MAP_THRESHOLD`
-    /// (bytes).  They are environment variables, not options, so the
-    /// command line stays GNU's.
+    /// The defaults, with the test hook `SAMEBYTES_GREP_BUFFER` (bytes).
+    /// It is an environment variable, not an option, so the command line
+    /// stays GNU's.
     pub fn from_env() -> GrepConfig {
         let get = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
         let mut cfg = GrepConfig::default();
         if let Some(b) = get("SAMEBYTES_GREP_BUFFER") {
             cfg.buffer = (b as usize).max(1);
-        }
-        if let Some(w) = get("SAMEBYTES_GREP_MAP_WINDOW") {
-            cfg.map_window = (w as usize).max(1);
-        }
-        if let Some(t) = get("SAMEBYTES_GREP_MAP_THRESHOLD") {
-            cfg.map_threshold = t;
         }
         cfg
     }
@@ -1285,16 +1075,12 @@ impl GrepSystem for SystemGrep {
         let may_block = info.kind != crate::sys::FileKind::Regular;
         if !may_block {
             crate::sys::advise_sequential(input.raw_fd());
-            let start = crate::sys::lseek(input.raw_fd(), 0, crate::sys::Whence::Cur)?;
             if name.is_none() {
-                self.stdin_start = Some(start);
-            }
-            if info.size >= start.saturating_add(self.map_threshold) {
-                return Ok(GrepInput::File {
-                    file: input,
-                    start,
-                    size: info.size,
-                });
+                self.stdin_start = Some(crate::sys::lseek(
+                    input.raw_fd(),
+                    0,
+                    crate::sys::Whence::Cur,
+                )?);
             }
         }
         if info.kind == crate::sys::FileKind::Fifo {

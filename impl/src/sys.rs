@@ -698,47 +698,30 @@ pub fn byte_mask_64(block: &[u8; 64], needle: u8) -> u64 {
 // discards what it computed from that window and re-reads the file from the
 // window's start with read(), which sees the truncated file as it is.
 
-/// One armed window per slot; each thread that reads mappings owns a slot.
-pub const GUARD_SLOTS: usize = 2;
-
+/// The armed window: at most one at a time, on the thread that reads it
+/// (a window is read once, by the thread that mapped it).
 struct Guard {
     start: AtomicUsize,
     len: AtomicUsize,
     faulted: AtomicBool,
-    /// The armed window's `poisoned` flag.
-    poisoned: AtomicPtr<AtomicBool>,
 }
 
-#[allow(clippy::declare_interior_mutable_const)]
-const IDLE_GUARD: Guard = Guard {
+static GUARD: Guard = Guard {
     start: AtomicUsize::new(0),
     len: AtomicUsize::new(0),
     faulted: AtomicBool::new(false),
-    poisoned: AtomicPtr::new(std::ptr::null_mut()),
 };
-static GUARDS: [Guard; GUARD_SLOTS] = [IDLE_GUARD; GUARD_SLOTS];
 static GUARD_INSTALLED: OnceLock<bool> = OnceLock::new();
 
 extern "C" fn on_sigbus(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
     // SAFETY: the kernel passes a valid siginfo_t for SA_SIGINFO handlers.
     let addr = unsafe { (*info).si_addr() } as usize;
-    for guard in &GUARDS {
-        let start = guard.start.load(Ordering::SeqCst);
-        let len = guard.len.load(Ordering::SeqCst);
-        if len == 0 || addr < start || addr >= start + len {
-            continue;
-        }
+    let start = GUARD.start.load(Ordering::SeqCst);
+    let len = GUARD.len.load(Ordering::SeqCst);
+    if len != 0 && addr >= start && addr < start + len {
         let page = page_size() as usize;
         let from = addr & !(page - 1);
         let end = start + len;
-        // Before the zero pages go in: any thread that reads them must then
-        // find the window poisoned.
-        let poisoned = guard.poisoned.load(Ordering::SeqCst);
-        if !poisoned.is_null() {
-            // SAFETY: the pointer is the armed window's own flag, set while
-            // that window is borrowed by `with_bytes`, which outlives this.
-            unsafe { (*poisoned).store(true, Ordering::SeqCst) };
-        }
         // SAFETY: [from, end) lies inside the window this process mapped and
         // is still mapped (the guard is armed only while the mapping lives);
         // MAP_FIXED replaces exactly those pages with zero-filled private
@@ -754,7 +737,7 @@ extern "C" fn on_sigbus(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mu
                 0,
             );
         }
-        guard.faulted.store(true, Ordering::SeqCst);
+        GUARD.faulted.store(true, Ordering::SeqCst);
         return;
     }
     // Not our fault: restore the default action; returning re-executes the
@@ -779,19 +762,12 @@ fn install_sigbus_guard() -> bool {
     })
 }
 
-/// A read-only view of part of a file.
-///
-/// Several threads may read one window at once, each through its own guard
-/// slot (`with_bytes`).
+/// A read-only view of part of a file, read once ([`MappedWindow::read`]).
 pub struct MappedWindow {
     ptr: *mut libc::c_void,
     map_len: usize,
     skip: usize,
     len: usize,
-    /// A fault replaced pages of this window with zeros: its bytes are no
-    /// longer the file's, whichever thread faulted, and every later
-    /// `with_bytes` on it fails.
-    poisoned: AtomicBool,
 }
 
 impl MappedWindow {
@@ -825,26 +801,18 @@ impl MappedWindow {
             map_len,
             skip,
             len,
-            poisoned: AtomicBool::new(false),
         })
     }
 
-    /// Run `f` on the window's bytes with the SIGBUS guard of `slot` (which
-    /// the calling thread must own) armed.  Returns `None` if the file shrank
-    /// under the window while `f` ran; whatever `f` computed is then
-    /// meaningless and must be discarded.
-    pub fn with_bytes<R>(&self, slot: usize, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
-        if self.poisoned.load(Ordering::SeqCst) {
-            return None;
-        }
-        let guard = &GUARDS[slot];
-        guard.faulted.store(false, Ordering::SeqCst);
-        guard.poisoned.store(
-            &self.poisoned as *const AtomicBool as *mut AtomicBool,
-            Ordering::SeqCst,
-        );
-        guard.start.store(self.ptr as usize, Ordering::SeqCst);
-        guard.len.store(self.map_len, Ordering::SeqCst);
+    /// Run `f` on the window's bytes with the SIGBUS guard armed, then
+    /// unmap.  Returns `None` if the file shrank under the window while `f`
+    /// ran: some of the bytes `f` saw were zero pages, not the file's, so
+    /// whatever it computed must be discarded.  Taking the window by value
+    /// means no later read can see those zero pages without a fault.
+    pub fn read<R>(self, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+        GUARD.faulted.store(false, Ordering::SeqCst);
+        GUARD.start.store(self.ptr as usize, Ordering::SeqCst);
+        GUARD.len.store(self.map_len, Ordering::SeqCst);
         // SAFETY: the mapping is live for `self`'s lifetime and at least
         // skip + len bytes long; it is read-only and private, so no Rust
         // reference elsewhere can alias it mutably.  Pages that vanish by
@@ -853,94 +821,14 @@ impl MappedWindow {
         let bytes =
             unsafe { std::slice::from_raw_parts((self.ptr as *const u8).add(self.skip), self.len) };
         let r = f(bytes);
-        guard.len.store(0, Ordering::SeqCst);
-        guard.poisoned.store(std::ptr::null_mut(), Ordering::SeqCst);
-        // Another thread's fault in this window may have put the zero
-        // pages `f` read: the window's flag says so, not our own guard.
-        let own = guard.faulted.swap(false, Ordering::SeqCst);
-        if own || self.poisoned.load(Ordering::SeqCst) {
+        GUARD.len.store(0, Ordering::SeqCst);
+        if GUARD.faulted.swap(false, Ordering::SeqCst) {
             None
         } else {
             Some(r)
         }
     }
 }
-
-impl MappedWindow {
-    /// The window's length.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Is the window empty?  (Never: `map` refuses empty windows.)
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// A handle another thread may use to fault pages of this window in
-    /// ahead of the reader.
-    pub fn populator(&self) -> Populator {
-        Populator {
-            start: self.ptr as usize + self.skip,
-            len: self.len,
-        }
-    }
-
-    /// Drop our page-table entries for `[0, upto)` of the window (the page
-    /// cache keeps the data), so that what was already searched stops
-    /// counting towards our resident set.
-    pub fn release_before(&self, upto: usize) {
-        let page = page_size() as usize;
-        let start = self.ptr as usize;
-        let end = (start + self.skip + upto.min(self.len)) & !(page - 1);
-        if end > start {
-            // SAFETY: [start, end) lies inside our own private read-only
-            // mapping; MADV_DONTNEED on it only discards page-table entries,
-            // and later reads fault the file's pages back in.
-            unsafe {
-                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED);
-            }
-        }
-    }
-}
-
-/// Faults pages of a mapped window in (MADV_POPULATE_READ) from another
-/// thread.  It holds only addresses: if the window is gone by the time it
-/// runs, madvise fails or populates someone else's read-only view, and
-/// neither changes any data.
-#[derive(Clone, Copy, Debug)]
-pub struct Populator {
-    start: usize,
-    len: usize,
-}
-
-/// MADV_POPULATE_READ (Linux 5.14); older kernels reject it harmlessly.
-const MADV_POPULATE_READ: libc::c_int = 22;
-
-impl Populator {
-    /// Fault in `[from, from + len)` of the window.
-    pub fn populate(&self, from: usize, len: usize) {
-        let page = page_size() as usize;
-        let from = from.min(self.len);
-        let end = (from + len).min(self.len);
-        let a = (self.start + from) & !(page - 1);
-        let b = self.start + end;
-        if b > a {
-            // SAFETY: madvise takes an address range and never writes
-            // through it; on an unmapped range it fails with ENOMEM.  A file
-            // truncated meanwhile makes it fail with EFAULT, not SIGBUS.
-            unsafe {
-                libc::madvise(a as *mut libc::c_void, b - a, MADV_POPULATE_READ);
-            }
-        }
-    }
-}
-
-// SAFETY: the mapping is read-only and private: no thread can write
-// through it, so shared references from several threads only ever read.
-// `with_bytes` arms the caller's own guard slot, so two threads reading at
-// once must pass different slots (the callers do: 0 and 1).
-unsafe impl Sync for MappedWindow {}
 
 impl Drop for MappedWindow {
     fn drop(&mut self) {
@@ -955,33 +843,30 @@ impl Drop for MappedWindow {
 mod tests {
     use super::*;
 
-    /// A file cut short under a window: once any thread has faulted in it,
-    /// its bytes are zeros, not the file's, so every later read of the
-    /// window must fail too, on any slot.
+    /// A file cut short under a window: the read that meets the missing
+    /// pages completes on zero pages and reports the fault; what is still
+    /// there maps and reads as the file's bytes.
     #[test]
-    fn a_window_stays_poisoned_after_a_fault_on_another_slot() {
-        let path = std::env::temp_dir().join(format!("samebytes-poison-{}", std::process::id()));
+    fn a_window_the_file_shrank_under_reads_as_faulted() {
+        let path = std::env::temp_dir().join(format!("samebytes-shrunk-{}", std::process::id()));
         std::fs::write(&path, vec![b'x'; 3 * 4096]).expect("write");
         let file = File::open(&path).expect("open");
+        let intact = MappedWindow::map(&file, 0, 3 * 4096).expect("map");
+        assert_eq!(intact.read(|b| b.iter().all(|&c| c == b'x')), Some(true));
         let window = MappedWindow::map(&file, 0, 3 * 4096).expect("map");
-        assert_eq!(
-            window.with_bytes(0, |b| b.iter().all(|&c| c == b'x')),
-            Some(true)
-        );
         File::options()
             .write(true)
             .open(&path)
             .expect("open for writing")
             .set_len(4096)
             .expect("truncate");
-        // The first page is still there; the second faults.
-        assert_eq!(window.with_bytes(1, |b| b[2 * 4096]), None);
+        // The first page is still there; the third faults.
+        assert_eq!(window.read(|b| (b[0], b[2 * 4096])), None);
+        let rest = MappedWindow::map(&file, 1, 4095).expect("map");
         assert_eq!(
-            window.with_bytes(0, |b| b[2 * 4096]),
-            None,
-            "zeros passed for the file's bytes"
+            rest.read(|b| b.len() == 4095 && b.iter().all(|&c| c == b'x')),
+            Some(true)
         );
-        assert_eq!(window.with_bytes(0, |b| b[0]), None);
         let _ = std::fs::remove_file(&path);
     }
 }

@@ -579,7 +579,6 @@ pub fn run_impl(case: &GrepCase) -> Outcome {
     let cfg = GrepConfig {
         buffer: case.buffer,
         write_size: case.buffer.max(1),
-        ..GrepConfig::default()
     };
     let status = samebytes::grep::run(
         &case.args,

@@ -17,7 +17,7 @@ fn main() {
     let status = run(
         &samebytes::args_bytes(),
         &env,
-        &mut SystemGrep::new(&cfg),
+        &mut SystemGrep::new(),
         &mut *stdout,
         &mut stderr,
         &cfg,

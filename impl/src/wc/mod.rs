@@ -290,7 +290,7 @@ fn count_regular(
             break;
         };
         let snapshot = counter.clone();
-        if window.with_bytes(0, |bytes| counter.feed(bytes)).is_none() {
+        if window.read(|bytes| counter.feed(bytes)).is_none() {
             counter = snapshot;
             path = "mmap+truncated";
             break;

@@ -522,14 +522,10 @@ pub fn generate(tool: Tool, seed: u64) -> BinaryCase {
     let sigpipe_default = broken_pipe && tool != Tool::Wc && rng.chance(1, 3);
     let mut env = Vec::new();
     if tool == Tool::Grep && rng.chance(1, 2) {
-        // The mapped search (off by default): from every size, in windows
-        // small enough that a file spans many.
-        env.push((
-            "SAMEBYTES_GREP_MAP_THRESHOLD",
-            rng.pick(&[0u64, 4096, 65536]).to_string(),
-        ));
-        let window = rng.pick(&[4096u64, 65536, 256 * 1024, 2 * MIB]);
-        env.push(("SAMEBYTES_GREP_MAP_WINDOW", window.to_string()));
+        // The stream buffer's starting size (256 KiB by default): small
+        // ones put lines across many reads and make the buffer grow.
+        let buffer = rng.pick(&[1u64, 4096, 65536]);
+        env.push(("SAMEBYTES_GREP_BUFFER", buffer.to_string()));
     }
     let faults = Faults {
         short: rng.pick(&[0, 0, 10, 50]),

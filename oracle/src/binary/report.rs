@@ -46,7 +46,6 @@ pub fn applicable(tool: Tool) -> &'static [(Kind, &'static [Outcome])] {
         ],
         Tool::Grep => &[
             (Kind::Read, INPUT),
-            (Kind::MmapFile, &[Refused, Sigbus]),
             (Kind::SetPipeSize, &[Refused]),
             (Kind::Write, OUTPUT),
         ],
