@@ -252,6 +252,51 @@ fn wc_grows_a_pipe_it_reads() {
 }
 
 #[test]
+fn grep_drains_a_stdin_pipe_through_interrupted_reads_as_gnu() {
+    // Binary input with -I ends grep's search at once; it then drains a
+    // stdin pipe as GNU's finalize_input does, so the writer is never cut
+    // off, and a drain read that is interrupted or cut short is asked
+    // again, never reported.  The script exits 99 if the writer was cut
+    // off, and with grep's status (1: no match) otherwise.
+    // (Not with stdout on /dev/null: GNU drains by splice then, and reports
+    // an EINTR from it.)
+    let file = big_file("grep-drain", 4 << 20);
+    let plan = || Plan {
+        seed: 11,
+        eintr: 30,
+        short: 30,
+        ..Plan::default()
+    };
+    let run = |grep: &Path| {
+        let script = format!(
+            "{{ printf '\\0'; /usr/bin/cat '{}'; }} | '{}' -I fox; \
+             s=(\"${{PIPESTATUS[@]}}\"); [ \"${{s[0]}}\" = 0 ] || exit 99; exit \"${{s[1]}}\"",
+            file.display(),
+            grep.display()
+        );
+        under_layer(Path::new("/bin/bash"), &["-c", &script], plan(), None)
+    };
+    let (_, ours_err, ours_status, counts) = run(&binaries().tool(Tool::Grep));
+    let (_, gnu_err, gnu_status, _) = run(Path::new("/usr/bin/grep"));
+    assert_eq!(
+        (gnu_status, gnu_err.as_str()),
+        (1, ""),
+        "GNU under the plan"
+    );
+    assert_eq!(
+        (ours_status, ours_err.as_str()),
+        (1, ""),
+        "ours under the plan"
+    );
+    assert!(
+        counts.get(Kind::Read, Outcome::Eintr) > 10,
+        "interrupted reads: {}",
+        counts.get(Kind::Read, Outcome::Eintr)
+    );
+    let _ = std::fs::remove_file(file);
+}
+
+#[test]
 fn grep_search_of_stdin_at_an_offset_ends_at_a_read_error_as_gnu() {
     // stdin is a file already read 1000 bytes into; ours reads it from
     // there in 64 KiB pieces and meets the bad region several reads in,

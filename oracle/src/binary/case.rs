@@ -283,7 +283,13 @@ fn world(rng: &mut Rng) -> World {
         _ => Node::Closed,
     };
     let offset = match &stdin_node {
-        Node::Regular(d) if rng.chance(1, 4) => rng.below(d.len() as u64 + 2) as usize,
+        Node::Regular(d) if rng.chance(1, 4) => match rng.below(4) {
+            // Past its end (a reader that seeks there, as GNU's tools
+            // allow), or just at it.
+            0 => d.len() + 1 + rng.below(4096) as usize,
+            1 => d.len(),
+            _ => rng.below(d.len() as u64 + 1) as usize,
+        },
         _ => 0,
     };
     world.stdin = Stdin {
