@@ -574,3 +574,42 @@ fn byte_count_reads_files_whose_size_is_a_guess() {
     }
     assert!(checked > 0, "no sysfs attribute to read on this machine");
 }
+
+/// A stray SIGBUS (`kill -BUS`: its si_addr is 0) is no fault in a mapped
+/// window: it kills wc as it kills GNU's, whether a window is being read
+/// at that moment or not.
+#[test]
+fn a_stray_sigbus_kills_wc_as_it_kills_gnus() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = Scratch::new("wc-sigbus");
+    // No newline: nowhere to cut it in halves, so it is mapped, and slow
+    // enough to count (-mw in UTF-8) that the signal finds a window armed.
+    let mut data = mixed_text(16 << 20, 9);
+    data.retain(|&b| b != b'\n');
+    dir.file("m", &data);
+    let mut killed = 0;
+    for delay_ms in [0u64, 5, 20, 40, 80] {
+        let child = wc()
+            .args(["-mw", "m"])
+            .current_dir(&dir.path)
+            .env("LC_ALL", "C.UTF-8")
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("spawn wc");
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        // SAFETY: kill(2) on our own child's pid, which is not yet reaped.
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGBUS) };
+        let out = child.wait_with_output().expect("wait");
+        if out.status.success() {
+            continue; // it was done before the signal came
+        }
+        assert_eq!(
+            out.status.signal(),
+            Some(libc::SIGBUS),
+            "after {delay_ms} ms: {}",
+            describe(out.status)
+        );
+        killed += 1;
+    }
+    assert!(killed >= 3, "only {killed} runs met the signal");
+}

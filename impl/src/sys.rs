@@ -740,11 +740,14 @@ extern "C" fn on_sigbus(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mu
         GUARD.faulted.store(true, Ordering::SeqCst);
         return;
     }
-    // Not our fault: restore the default action; returning re-executes the
-    // faulting access, which then terminates the process as usual.
-    // SAFETY: signal() is async-signal-safe.
+    // Not our fault: restore the default action and raise the signal
+    // again (blocked until we return), so that it terminates the process
+    // as usual; returning alone would do for a fault, which re-executes
+    // the access, but would swallow a SIGBUS sent with kill(2).
+    // SAFETY: signal() and raise() are async-signal-safe.
     unsafe {
         libc::signal(libc::SIGBUS, libc::SIG_DFL);
+        libc::raise(libc::SIGBUS);
     }
 }
 

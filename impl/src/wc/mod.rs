@@ -173,7 +173,7 @@ fn count_fd(fd: &mut FdInput, plan: &Plan, cfg: &WcConfig, buf: &mut Vec<u8>) ->
 
     // Small regular files get a buffer their size; streams the full one.
     let mut size = match regular {
-        Some(i) => cfg.buffer_size.min(i.size as usize + 1),
+        Some(i) => cfg.buffer_size.min(i.size as usize),
         None => cfg.buffer_size,
     };
     if info.is_some_and(|i| i.kind == FileKind::Fifo) {
