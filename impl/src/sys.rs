@@ -169,21 +169,14 @@ pub fn ctype_locale_is_utf8() -> bool {
 // Error text.
 
 /// glibc's `strerror` text for an I/O error, without Rust's "(os error N)".
+/// Every error a system call gives carries its errno; only std's own
+/// synthetic errors have none (`write_all` after a write of 0 bytes, which
+/// the kernel never gives for a non-empty write), and those read as EIO.
 pub fn error_text(e: &io::Error) -> String {
-    if let Some(code) = e.raw_os_error() {
-        let full = io::Error::from_raw_os_error(code).to_string();
-        return match full.rfind(" (os error ") {
-            Some(cut) => full[..cut].to_string(),
-            None => full,
-        };
-    }
-    match e.kind() {
-        io::ErrorKind::BrokenPipe => "Broken pipe".into(),
-        io::ErrorKind::StorageFull => "No space left on device".into(),
-        io::ErrorKind::IsADirectory => "Is a directory".into(),
-        io::ErrorKind::NotFound => "No such file or directory".into(),
-        io::ErrorKind::PermissionDenied => "Permission denied".into(),
-        _ => "Input/output error".into(),
+    let full = io::Error::from_raw_os_error(e.raw_os_error().unwrap_or(libc::EIO)).to_string();
+    match full.rfind(" (os error ") {
+        Some(cut) => full[..cut].to_string(),
+        None => full,
     }
 }
 
@@ -205,7 +198,7 @@ pub enum FileKind {
     Regular,
     Fifo,
     Directory,
-    Socket,
+    /// Devices, sockets and the rest: read and written as streams.
     Other,
 }
 
@@ -214,7 +207,6 @@ fn info_from_stat(st: &libc::stat) -> FileInfo {
         libc::S_IFREG => FileKind::Regular,
         libc::S_IFIFO => FileKind::Fifo,
         libc::S_IFDIR => FileKind::Directory,
-        libc::S_IFSOCK => FileKind::Socket,
         _ => FileKind::Other,
     };
     FileInfo {
