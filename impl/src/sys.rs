@@ -270,13 +270,10 @@ pub fn lseek(fd: RawFd, offset: i64, whence: Whence) -> io::Result<u64> {
 pub fn page_size() -> u64 {
     static PAGE: OnceLock<u64> = OnceLock::new();
     *PAGE.get_or_init(|| {
-        // SAFETY: sysconf has no memory effects.
+        // SAFETY: sysconf has no memory effects.  It cannot fail for
+        // _SC_PAGESIZE (POSIX requires the value); 4 KiB if it ever did.
         let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-        if p > 0 {
-            p as u64
-        } else {
-            4096
-        }
+        u64::try_from(p).unwrap_or(4096)
     })
 }
 
