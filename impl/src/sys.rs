@@ -289,20 +289,15 @@ pub fn advise_sequential(fd: RawFd) {
 /// size the pipe has afterwards, if it is a pipe at all.  A pipe that is
 /// already as large is left alone: F_SETPIPE_SZ would shrink it.
 pub fn grow_pipe(fd: RawFd, size: usize) -> Option<usize> {
-    let size = libc::c_int::try_from(size).unwrap_or(libc::c_int::MAX);
-    // SAFETY: fcntl with F_SETPIPE_SZ/F_GETPIPE_SZ takes and returns plain
-    // integers; on a non-pipe it fails with EBADF/EINVAL and changes nothing.
-    unsafe {
-        let before = libc::fcntl(fd, libc::F_GETPIPE_SZ);
-        if before <= 0 {
-            return None;
-        }
-        if before < size {
-            libc::fcntl(fd, libc::F_SETPIPE_SZ, size);
-        }
-        let now = libc::fcntl(fd, libc::F_GETPIPE_SZ);
-        (now > 0).then_some(now as usize)
+    // SAFETY: fcntl with F_GETPIPE_SZ takes and returns plain integers; on
+    // a non-pipe it fails (-1, so no size) and changes nothing.
+    let pipe_size = || usize::try_from(unsafe { libc::fcntl(fd, libc::F_GETPIPE_SZ) }).ok();
+    if pipe_size()? < size {
+        let size = libc::c_int::try_from(size).unwrap_or(libc::c_int::MAX);
+        // SAFETY: as above; F_SETPIPE_SZ takes a plain integer too.
+        unsafe { libc::fcntl(fd, libc::F_SETPIPE_SZ, size) };
     }
+    pipe_size()
 }
 
 // ---------------------------------------------------------------------------
