@@ -11,6 +11,7 @@ mod common;
 
 use std::ffi::OsStr;
 use std::fs::OpenOptions;
+use std::io::{Seek, SeekFrom};
 use std::os::unix::ffi::OsStrExt;
 use std::process::{Command, Stdio};
 
@@ -238,7 +239,7 @@ fn spec_agrees_with_gnu_grep_on_generated_cases() {
 
 /// `-m` on a regular-file stdin leaves it just after the last selected
 /// line, so the next reader goes on from there (GNU documents this); with
-/// no limit reached, at its end.
+/// no limit reached, at its end, unless it started past the end.
 #[test]
 fn max_count_leaves_stdin_after_the_last_selected_line() {
     let dir = Scratch::new(&format!("grep-gnu-m-{}", std::process::id()));
@@ -258,19 +259,32 @@ fn max_count_leaves_stdin_after_the_last_selected_line() {
         "-L -v -m1 foo",
         "-q -m1 foo",
     ] {
-        let run = |grep: &std::path::Path| {
-            let out = Command::new("sh")
-                .args([
-                    "-c",
-                    &format!("\"$0\" {args}; echo ==; \"$0\" {args} -; echo ==; cat"),
-                ])
-                .arg(grep)
-                .stdin(std::fs::File::open(&path).expect("open input"))
-                .env("LC_ALL", "C")
-                .output()
-                .expect("run sh");
-            String::from_utf8_lossy(&out.stdout).into_owned()
-        };
-        assert_eq!(run(&ours), run(std::path::Path::new(GNU_GREP)), "{args}");
+        // From the start, the middle, the end, and past the end (where
+        // GNU leaves stdin put, not at the end).
+        for start in [0, 7, data.len(), data.len() + 100] {
+            let run = |grep: &std::path::Path| {
+                let mut input = std::fs::File::open(&path).expect("open input");
+                input
+                    .seek(SeekFrom::Start(start as u64))
+                    .expect("seek input");
+                let out = Command::new("sh")
+                    .args([
+                        "-c",
+                        &format!("\"$0\" {args}; echo ==; \"$0\" {args} -; echo =="),
+                    ])
+                    .arg(grep)
+                    .stdin(input.try_clone().expect("dup input"))
+                    .env("LC_ALL", "C")
+                    .output()
+                    .expect("run sh");
+                let left_at = input.stream_position().expect("offset");
+                format!("{}left at {left_at}", String::from_utf8_lossy(&out.stdout))
+            };
+            assert_eq!(
+                run(&ours),
+                run(std::path::Path::new(GNU_GREP)),
+                "{args} from {start}"
+            );
+        }
     }
 }

@@ -640,8 +640,9 @@ pub fn bytes_ready(fd: RawFd) -> Option<usize> {
 // ---------------------------------------------------------------------------
 // Byte masks with SIMD compares.
 
-/// Bit `i` is set when `block[i] == needle`.  On x86_64 this is SSE2
-/// (always present there): four 16-byte compares and move-masks.
+/// Bit `i` is set when `block[i] == needle`: SSE2 (always present on
+/// x86_64), four 16-byte compares and move-masks.  Other targets have no
+/// such function; their callers compare byte by byte in safe code.
 #[cfg(target_arch = "x86_64")]
 #[inline]
 pub fn byte_mask_64(block: &[u8; 64], needle: u8) -> u64 {
@@ -661,15 +662,6 @@ pub fn byte_mask_64(block: &[u8; 64], needle: u8) -> u64 {
         }
         mask
     }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-#[inline]
-pub fn byte_mask_64(block: &[u8; 64], needle: u8) -> u64 {
-    block
-        .iter()
-        .enumerate()
-        .fold(0, |m, (i, &b)| m | (u64::from(b == needle) << i))
 }
 
 // ---------------------------------------------------------------------------

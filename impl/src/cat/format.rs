@@ -221,8 +221,10 @@ fn all_printable(w: u64) -> bool {
 }
 
 /// Bit `i` is set when `block[i]` is a newline (`block` has at most 64
-/// bytes).
+/// bytes).  A full block takes SSE2 compares on x86_64; elsewhere, and for
+/// the short last block, one compare per byte.
 fn newline_mask(block: &[u8]) -> u64 {
+    #[cfg(target_arch = "x86_64")]
     if let Ok(full) = <&[u8; 64]>::try_from(block) {
         return crate::sys::byte_mask_64(full, b'\n');
     }

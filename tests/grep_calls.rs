@@ -1,0 +1,84 @@
+//! grep's calls on its descriptors, as strace prints them: a pipe on stdin
+//! or stdout is grown (F_SETPIPE_SZ) so the other side runs ahead, and
+//! nothing else is.  The counts are checked against GNU's grep; this
+//! proves the shape of the calls, which no output comparison can see (and
+//! never times anything).
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{binary, mixed_text, Scratch};
+
+/// Runs `grep -c word` on `input` under strace, stdin a pipe fed by `cat` or
+/// the file itself, stdout a pipe or a file; returns the count printed and
+/// the descriptors F_SETPIPE_SZ was asked of, in order.
+fn count_and_grown(
+    grep: &Path,
+    input: &Path,
+    stdin_pipe: bool,
+    stdout_pipe: bool,
+) -> (String, Vec<String>) {
+    let scratch = Scratch::new("grep-calls");
+    let trace = scratch.path.join("trace");
+    let output = scratch.path.join("out");
+    let feed = if stdin_pipe { "cat \"$2\" |" } else { "" };
+    let from = if stdin_pipe { "" } else { "<\"$2\"" };
+    let to = if stdout_pipe { "" } else { ">\"$4\"" };
+    let out = Command::new("sh")
+        .args([
+            "-c",
+            &format!("{feed} strace -o \"$3\" -e trace=fcntl \"$1\" -c word {from} {to}"),
+            "sh",
+        ])
+        .arg(grep)
+        .arg(input)
+        .arg(&trace)
+        .arg(&output)
+        .env("LC_ALL", "C")
+        .output()
+        .expect("run sh");
+    assert!(
+        out.status.success(),
+        "grep -c word ran: {:?} {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed = if stdout_pipe {
+        out.stdout
+    } else {
+        std::fs::read(&output).expect("output file")
+    };
+    let trace = std::fs::read_to_string(&trace).expect("strace is installed (.ci/setup)");
+    let grown = trace
+        .lines()
+        .filter(|l| l.contains("F_SETPIPE_SZ"))
+        .map(|l| l[l.find('(').expect("call") + 1..l.find(',').expect("fd")].to_string())
+        .collect();
+    (String::from_utf8_lossy(&printed).into_owned(), grown)
+}
+
+#[test]
+fn pipes_are_grown_and_regular_files_are_not() {
+    let scratch = Scratch::new("grep-calls-input");
+    let input = scratch.file("in", &mixed_text(300_000, 5));
+    let ours = binary("grep");
+    for stdin_pipe in [true, false] {
+        for stdout_pipe in [true, false] {
+            let case = format!("stdin pipe: {stdin_pipe}, stdout pipe: {stdout_pipe}");
+            let (count, grown) = count_and_grown(&ours, &input, stdin_pipe, stdout_pipe);
+            let (gnu_count, _) =
+                count_and_grown(Path::new("/usr/bin/grep"), &input, stdin_pipe, stdout_pipe);
+            assert_eq!(count, gnu_count, "{case}");
+            assert!(!count.trim().is_empty(), "{case}: a count was printed");
+            // stdout is looked at first, when grep starts; stdin when it
+            // is opened.
+            let expected: Vec<&str> = [(stdout_pipe, "1"), (stdin_pipe, "0")]
+                .iter()
+                .filter_map(|&(pipe, fd)| pipe.then_some(fd))
+                .collect();
+            assert_eq!(grown, expected, "{case}: F_SETPIPE_SZ asked of");
+        }
+    }
+}
