@@ -95,7 +95,23 @@ fn binary_campaign(
         }
     };
     let mut last = std::time::Instant::now();
+    let mut told = (None, 0);
     let mut progress = |r: &report::ToolReport| {
+        // Each mismatch's reproducer as soon as it is found, so that a
+        // campaign cut short (or one whose report is slow) still names it.
+        if told.0 != Some(r.tool) {
+            told = (Some(r.tool), 0);
+        }
+        for m in &r.mismatches[told.1..] {
+            eprintln!(
+                "  {}: mismatch in {:?} ({}): {}",
+                r.tool.name(),
+                m.stream,
+                m.variant,
+                m.reproducer
+            );
+        }
+        told.1 = r.mismatches.len();
         if last.elapsed() >= Duration::from_secs(5) {
             last = std::time::Instant::now();
             eprintln!(
