@@ -145,6 +145,10 @@ pub fn restore_inherited_sigpipe() -> bool {
 // ---------------------------------------------------------------------------
 // Locale.
 
+/// Set by [`ctype_locale_is_utf8`] when the process's own locale (the
+/// environment's, as GNU's `setlocale(LC_ALL, "")` picks it) is UTF-8.
+static PROCESS_CTYPE_IS_UTF8: AtomicBool = AtomicBool::new(false);
+
 /// Run `setlocale(LC_CTYPE, "")` as GNU's `setlocale(LC_ALL, "")` would for
 /// character classes, and report whether the resulting codeset is UTF-8.
 /// An unknown or missing locale falls back to C, exactly as in GNU.
@@ -152,7 +156,7 @@ pub fn ctype_locale_is_utf8() -> bool {
     // SAFETY: setlocale with a valid NUL-terminated empty string and
     // nl_langinfo(CODESET) are called before any other thread exists; the
     // returned pointer is read immediately as a C string and not kept.
-    unsafe {
+    let utf8 = unsafe {
         if libc::setlocale(libc::LC_CTYPE, c"".as_ptr()).is_null() {
             return false;
         }
@@ -162,7 +166,83 @@ pub fn ctype_locale_is_utf8() -> bool {
         }
         let name = std::ffi::CStr::from_ptr(codeset).to_bytes();
         name.eq_ignore_ascii_case(b"UTF-8") || name.eq_ignore_ascii_case(b"UTF8")
+    };
+    PROCESS_CTYPE_IS_UTF8.store(utf8, Ordering::Relaxed);
+    utf8
+}
+
+extern "C" {
+    // glibc's <wchar.h> and <wctype.h>; wint_t is an unsigned 32-bit
+    // integer on Linux.  The libc crate does not bind these.
+    fn wcwidth(c: libc::wchar_t) -> libc::c_int;
+    fn iswspace(c: u32) -> libc::c_int;
+}
+
+/// The C library's classes of one code point of a UTF-8 locale.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CtypeAnswer {
+    /// `wcwidth`: −1 for a character that is not printable.
+    pub width: i32,
+    /// `iswspace`.
+    pub space: bool,
+}
+
+/// The UTF-8 locale the tools classify characters in: the process's own
+/// when `setlocale` chose a UTF-8 one (the binaries), otherwise (a library
+/// caller that never set a locale, such as the tests) a C.UTF-8 object of
+/// our own, so that asking never touches the global locale.
+fn utf8_ctype_handle() -> libc::locale_t {
+    // glibc's LC_GLOBAL_LOCALE, which the libc crate does not define:
+    // installed with uselocale it means "the process's global locale".
+    const GLOBAL: libc::locale_t = -1isize as libc::locale_t;
+    struct Handle(libc::locale_t);
+    // SAFETY: a glibc locale object is immutable once made, and POSIX lets
+    // any number of threads install the same one with uselocale.
+    unsafe impl Send for Handle {}
+    // SAFETY: as above.
+    unsafe impl Sync for Handle {}
+    static HANDLE: OnceLock<Handle> = OnceLock::new();
+    HANDLE
+        .get_or_init(|| {
+            if PROCESS_CTYPE_IS_UTF8.load(Ordering::Relaxed) {
+                return Handle(GLOBAL);
+            }
+            // SAFETY: a valid NUL-terminated name and a null base ask for a
+            // fresh object; the result is checked.  It is never freed.
+            let own = unsafe {
+                libc::newlocale(
+                    libc::LC_CTYPE_MASK,
+                    c"C.UTF-8".as_ptr(),
+                    std::ptr::null_mut(),
+                )
+            };
+            // Without a C.UTF-8 the global locale is all there is.
+            Handle(if own.is_null() { GLOBAL } else { own })
+        })
+        .0
+}
+
+/// Ask the C library for the classes of the code points `first..` (one
+/// per slot of `out`) in the UTF-8 locale, with that locale installed for
+/// this thread only while asking.
+pub fn utf8_ctype_block(first: u32, out: &mut [CtypeAnswer]) {
+    let handle = utf8_ctype_handle();
+    // SAFETY: `handle` is a valid locale object (or LC_GLOBAL_LOCALE) that
+    // lives for the rest of the process; uselocale changes only this
+    // thread's locale, and the previous one is put back below.
+    let previous = unsafe { libc::uselocale(handle) };
+    for (code, slot) in (first..).zip(out.iter_mut()) {
+        // SAFETY: wcwidth and iswspace only read the current locale's
+        // tables; Linux's wchar_t holds every code point below 2^31.
+        *slot = unsafe {
+            CtypeAnswer {
+                width: wcwidth(code as libc::wchar_t),
+                space: iswspace(code) != 0,
+            }
+        };
     }
+    // SAFETY: `previous` came from uselocale, so it is valid to reinstall.
+    unsafe { libc::uselocale(previous) };
 }
 
 // ---------------------------------------------------------------------------

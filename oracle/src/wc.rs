@@ -142,6 +142,21 @@ pub const TOKENS: &[&[u8]] = &[
     b"\x01",
     b"\xa0",
     b"\xe0\x80\x80",
+    // The classes come from the C library: a separator that is not
+    // printable (U+2029), a printable format character (U+00AD, width 1),
+    // more white space (U+2000, U+205F), wide Hangul (U+1100), an
+    // unassigned code point (U+0378), private use (U+E000), a lead whose
+    // characters never separate (Cyrillic), and one whose block holds a
+    // separator but whose character does not (hiragana after U+3000).
+    b"\xe2\x80\xa9",
+    b"\xc2\xad",
+    b"\xe2\x80\x80",
+    b"\xe2\x81\x9f",
+    b"\xe1\x84\x80",
+    b"\xcd\xb8",
+    b"\xee\x80\x80",
+    b"\xd0\xb0",
+    b"\xe3\x81\x82",
 ];
 
 const NAME_POOL: &[&[u8]] = &[
@@ -154,6 +169,10 @@ const NAME_POOL: &[&[u8]] = &[
     b"d:e",
     b"t\tab",
     b"f\xff",
+    // Not printable to the C library, so quoted: unassigned U+0378, and
+    // U+2028.
+    b"u\xcd\xb8",
+    b"l\xe2\x80\xa8s",
 ];
 
 pub(crate) fn arbitrary_data(
@@ -170,6 +189,15 @@ pub(crate) fn arbitrary_data(
                 let b = *u.choose(&[b'x', b' ', b'\t', b'\n', 0x80u8, 0xa0])?;
                 let len = u.int_in_range(1..=700usize)?;
                 data.extend(std::iter::repeat_n(b, len));
+            }
+            2 => {
+                // A run of one token, so that multibyte characters fall at
+                // every offset of the 8-byte words the word counter scans.
+                let token = u.choose(TOKENS)?;
+                let times = u.int_in_range(1..=120usize)?;
+                for _ in 0..times {
+                    data.extend_from_slice(token);
+                }
             }
             _ => data.extend_from_slice(u.choose(TOKENS)?),
         }

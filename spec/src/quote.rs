@@ -42,7 +42,7 @@ fn pieces(name: &[u8], locale: Locale) -> Vec<Piece<'_>> {
         }
         match crate::text::decode_one(&name[i..]) {
             Some((code, n)) => {
-                if char::from_u32(code).is_some_and(crate::text::is_printable_wide) {
+                if crate::text::is_printable_wide(code) {
                     out.push(Piece::Printable(&name[i..i + n]));
                 } else {
                     for &byte in &name[i..i + n] {

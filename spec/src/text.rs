@@ -1,22 +1,19 @@
 //! Character classes as GNU tools see them in the two locales we support.
 //!
 //! The C locale is single-byte: `isprint` is 0x20..=0x7E and `isspace` is
-//! `' '` and `\t \n \v \f \r`.  In the UTF-8 locale, ASCII bytes keep those
-//! classes and other characters follow glibc's `iswspace`, with display
-//! widths from the `unicode-width` table (see docs/differences.md for where
-//! that table and glibc's `wcwidth` disagree).
+//! `' '` and `\t \n \v \f \r` (glibc's C locale; `tests/ctype_walk.rs`
+//! checks both against the C library for all 256 bytes).  In the UTF-8
+//! locale ASCII keeps those classes, and every other character's
+//! printability, display width and white space are the C library's own
+//! answers (`iswprint`, `wcwidth`, `iswspace` in C.UTF-8), asked through
+//! `samebytes-clocale` exactly as GNU asks after `setlocale`.
 
-/// glibc's `iswspace` beyond ASCII in a UTF-8 locale (glibc 2.36, read off
-/// C.UTF-8 with `iswspace` for every code point).  The no-break spaces are
-/// deliberately absent: glibc does not count them as white space.
-pub const WIDE_SPACES: &[char] = &[
-    '\u{1680}', '\u{2000}', '\u{2001}', '\u{2002}', '\u{2003}', '\u{2004}', '\u{2005}', '\u{2006}',
-    '\u{2008}', '\u{2009}', '\u{200A}', '\u{2028}', '\u{2029}', '\u{205F}', '\u{3000}',
-];
+use samebytes_clocale::{utf8_iswprint, utf8_iswspace, utf8_wcwidth};
 
 /// The no-break spaces that coreutils treats as word separators unless
-/// `POSIXLY_CORRECT` is set (coreutils `c32isnbspace`).
-const NO_BREAK_SPACES: &[char] = &['\u{00A0}', '\u{2007}', '\u{202F}', '\u{2060}'];
+/// `POSIXLY_CORRECT` is set (gnulib `c32isnbspace`, a fixed list rather
+/// than locale data).
+const NO_BREAK_SPACES: &[u32] = &[0x00A0, 0x2007, 0x202F, 0x2060];
 
 /// `isspace` in the C locale (and for ASCII in UTF-8).
 pub fn is_ascii_space(b: u8) -> bool {
@@ -28,35 +25,35 @@ pub fn is_ascii_printable(b: u8) -> bool {
     (0x20..0x7f).contains(&b)
 }
 
-/// glibc `iswspace` for a character of a UTF-8 locale.
-pub fn is_wide_space(c: char) -> bool {
-    if c.is_ascii() {
-        is_ascii_space(c as u8)
-    } else {
-        WIDE_SPACES.contains(&c)
+/// `iswspace` for a character of the UTF-8 locale (any decoded code point,
+/// including those glibc decodes beyond U+10FFFF).
+pub fn is_wide_space(code: u32) -> bool {
+    match u8::try_from(code) {
+        Ok(b) if b.is_ascii() => is_ascii_space(b),
+        _ => utf8_iswspace(code),
     }
 }
 
 /// coreutils `c32isnbspace`.
-pub fn is_no_break_space(c: char) -> bool {
-    NO_BREAK_SPACES.contains(&c)
+pub fn is_no_break_space(code: u32) -> bool {
+    NO_BREAK_SPACES.contains(&code)
 }
 
-/// Display width of a printable character, 0 for a non-printable one
-/// (`max(wcwidth(c), 0)`).
-pub fn display_width(c: char) -> u64 {
-    if c.is_ascii() {
-        return u64::from(is_ascii_printable(c as u8));
+/// Display width of a character: `wcwidth`, or 0 where it says −1 (not
+/// printable).  GNU wc adds only positive widths.
+pub fn display_width(code: u32) -> u64 {
+    match u8::try_from(code) {
+        Ok(b) if b.is_ascii() => u64::from(is_ascii_printable(b)),
+        _ => utf8_wcwidth(code).max(0) as u64,
     }
-    unicode_width::UnicodeWidthChar::width(c).unwrap_or(0) as u64
 }
 
-/// `iswprint` as far as quoting file names is concerned.
-pub fn is_printable_wide(c: char) -> bool {
-    if c.is_ascii() {
-        return is_ascii_printable(c as u8);
+/// `iswprint`, as quoting file names asks it.
+pub fn is_printable_wide(code: u32) -> bool {
+    match u8::try_from(code) {
+        Ok(b) if b.is_ascii() => is_ascii_printable(b),
+        _ => utf8_iswprint(code),
     }
-    !c.is_control() && c != '\u{2028}' && c != '\u{2029}'
 }
 
 /// Decode the character at the start of `bytes` as glibc's `mbrtoc32` does
@@ -101,8 +98,8 @@ pub fn utf8_sequence_len(bytes: &[u8]) -> Option<usize> {
 pub enum Unit {
     /// A character of the UTF-8 locale.
     Char(char),
-    /// A character glibc decodes beyond U+10FFFF: a character, of width 0,
-    /// not white space, never printable.
+    /// A character glibc decodes beyond U+10FFFF (its classes are asked of
+    /// the C library like any other's).
     OutOfRange(u32),
     /// In the C locale every byte is a character; this carries it.
     Byte(u8),

@@ -372,19 +372,25 @@ impl Counts {
 pub fn is_separator(unit: Unit, env: &WcEnv) -> bool {
     match unit {
         Unit::Byte(b) => text::is_ascii_space(b) || (!env.posixly_correct && b == 0xa0),
-        Unit::Char(c) => {
-            text::is_wide_space(c) || (!env.posixly_correct && text::is_no_break_space(c))
-        }
-        Unit::Invalid(_) | Unit::OutOfRange(_) => false,
+        Unit::Char(c) => separates(u32::from(c), env),
+        Unit::OutOfRange(code) => separates(code, env),
+        Unit::Invalid(_) => false,
     }
+}
+
+/// A character of the UTF-8 locale that is white space or, unless
+/// `POSIXLY_CORRECT`, a no-break space.
+fn separates(code: u32, env: &WcEnv) -> bool {
+    text::is_wide_space(code) || (!env.posixly_correct && text::is_no_break_space(code))
 }
 
 /// Display width of one unit outside the special characters `\t \n \v \f \r`.
 pub fn unit_width(unit: Unit) -> u64 {
     match unit {
         Unit::Byte(b) => u64::from(text::is_ascii_printable(b)),
-        Unit::Char(c) => text::display_width(c),
-        Unit::Invalid(_) | Unit::OutOfRange(_) => 0,
+        Unit::Char(c) => text::display_width(u32::from(c)),
+        Unit::OutOfRange(code) => text::display_width(code),
+        Unit::Invalid(_) => 0,
     }
 }
 

@@ -18,6 +18,7 @@
 use samebytes_spec::wc::{Counts, Selection};
 use samebytes_spec::Locale;
 
+use super::classes;
 use crate::utf8::{self, Head};
 
 /// What a counter must compute, derived from the selection and the locale.
@@ -210,10 +211,42 @@ impl Counter {
 
     /// A piece of UTF-8 text that ends on a character boundary.
     fn piece_utf8(&mut self, piece: &[u8]) {
-        if self.plan.chars && !self.plan.words && !self.plan.max_line_length {
-            self.counts.chars += count_chars(piece);
+        if self.plan.max_line_length {
+            self.piece_by_character(piece);
             return;
         }
+        if self.plan.chars {
+            self.counts.chars += count_chars(piece);
+        }
+        if self.plan.words {
+            self.words_utf8(piece);
+        }
+    }
+
+    /// Words in a UTF-8 piece.  Every byte that is not ASCII belongs to a
+    /// character that is a word part (or is an encoding error, also a word
+    /// part) unless that character is white space or a no-break space.
+    /// Those are rare, so the piece is cut at each of them and the stretches
+    /// between are counted by the single-byte counter, with every non-ASCII
+    /// byte a word byte.
+    fn words_utf8(&mut self, piece: &[u8]) {
+        let nbsp = self.plan.nbsp_separates;
+        let mut counted = 0;
+        while let Some((at, len)) = next_separator(piece, counted, nbsp) {
+            if at > counted {
+                self.counts.words += word_starts::<false>(&piece[counted..at], &mut self.in_word);
+            }
+            self.in_word = false;
+            counted = at + len;
+        }
+        if counted < piece.len() {
+            self.counts.words += word_starts::<false>(&piece[counted..], &mut self.in_word);
+        }
+    }
+
+    /// Everything a UTF-8 piece holds, one character at a time (line widths
+    /// need each character's width), with runs of ASCII in bulk.
+    fn piece_by_character(&mut self, piece: &[u8]) {
         let mut rest = piece;
         while !rest.is_empty() {
             let ascii = utf8::ascii_prefix_len(rest);
@@ -249,16 +282,9 @@ impl Counter {
             return;
         };
         self.counts.chars += 1;
-        // Code points beyond U+10FFFF (which glibc decodes) have no width
-        // and are not white space.
-        let c = char::from_u32(c);
-        if self.plan.max_line_length {
-            self.linepos += c.map_or(0, samebytes_spec::text::display_width);
-        }
-        let separator = c.is_some_and(|c| {
-            samebytes_spec::text::is_wide_space(c)
-                || (self.plan.nbsp_separates && samebytes_spec::text::is_no_break_space(c))
-        });
+        let class = classes::class_of(c);
+        self.linepos += class.width();
+        let separator = class.separates(self.plan.nbsp_separates);
         if self.plan.words && !separator && !self.in_word {
             self.counts.words += 1;
         }
@@ -266,9 +292,57 @@ impl Counter {
     }
 }
 
+/// The first character at or after `from` in a UTF-8 piece (which starts
+/// on a character boundary) that separates words and is not ASCII: its
+/// offset and length.
+///
+/// Only lead bytes (0xC0 and up) can start such a character, and every
+/// lead byte is a character boundary (decoding restarts at each byte after
+/// an error, and a lead byte never continues a character), so the search
+/// looks at lead bytes alone, eight bytes at a time, and decodes only those
+/// whose characters may separate (`classes::lead_may_separate`).
+fn next_separator(piece: &[u8], from: usize, nbsp_separates: bool) -> Option<(usize, usize)> {
+    let mut at = from;
+    while at < piece.len() {
+        let leads = if let Some(chunk) = piece.get(at..at + 8) {
+            let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+            // Lanes whose top two bits are both set: bytes 0xC0 and up.
+            word & (word << 1) & LANES_80
+        } else {
+            let tail = &piece[at..];
+            let mut lanes = 0u64;
+            for (i, &b) in tail.iter().enumerate() {
+                if b >= 0xc0 {
+                    lanes |= 0x80 << (8 * i);
+                }
+            }
+            lanes
+        };
+        let mut lanes = leads;
+        while lanes != 0 {
+            let k = at + (lanes.trailing_zeros() / 8) as usize;
+            lanes &= lanes - 1;
+            if !classes::lead_may_separate(piece[k]) {
+                continue;
+            }
+            if let Head::Char(c, n) = utf8::head(&piece[k..]) {
+                if classes::class_of(c).separates(nbsp_separates) {
+                    return Some((k, n));
+                }
+            }
+        }
+        at += 8;
+    }
+    None
+}
+
+/// A word separator of the single-byte counters: `isspace`, or (unless
+/// `POSIXLY_CORRECT`, so with `NBSP`) the byte 0xA0, which the C locale
+/// maps to U+00A0 NO-BREAK SPACE.  In a UTF-8 piece `NBSP` is false and
+/// every non-ASCII byte is a word byte.
 #[inline(always)]
 fn is_separator<const NBSP: bool>(b: u8) -> bool {
-    b == b' ' || b.wrapping_sub(b'\t') < 5 || (NBSP && b == 0xa0)
+    classes::c_is_space(b) || (NBSP && b == 0xa0)
 }
 
 /// Count word starts in a single-byte piece and update `in_word`.  A word
@@ -351,8 +425,7 @@ fn bytes_width(start: u64, bytes: &[u8], max: &mut u64) -> u64 {
                 *max = (*max).max(pos);
                 pos = 0;
             }
-            0x20..=0x7e => pos += 1,
-            _ => {}
+            _ => pos += u64::from(classes::c_is_printable(b)),
         }
     }
     pos

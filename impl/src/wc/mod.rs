@@ -4,6 +4,7 @@
 //! so that spec and implementation agree on what a command line means; the
 //! counting, the choice of I/O path and the order of work are this module's.
 
+pub mod classes;
 pub mod count;
 
 use std::io::{self, BufRead, Read, Write};

@@ -1,0 +1,226 @@
+//! Every character class wc counts with, against the C library itself.
+//!
+//! GNU wc asks the C library (`wcwidth`, `iswspace` after `setlocale`), so
+//! a drop-in must give the same answer for every code point.  This walks
+//! all 0x110000 code points in C.UTF-8 (and samples the ones glibc also
+//! decodes beyond U+10FFFF), and all 256 bytes in C, comparing:
+//! - what the implementation's counters use: `classes::class_of` (width,
+//!   white space, no-break space), the single-byte rules `c_is_space` and
+//!   `c_is_printable` (the C locale, and ASCII in UTF-8), and the decoder
+//!   `utf8::head` (which sequences are encoding errors);
+//! - what the spec uses: `text::display_width`, `is_wide_space`,
+//!   `is_printable_wide` (file-name quoting) and `decode_one`;
+//!
+//! with direct calls to the C library made here, in a locale object of this
+//! test's own.
+
+use std::ffi::{c_int, c_void, CStr};
+
+use samebytes::utf8::{self, Head};
+use samebytes::wc::classes::{self, c_is_printable, c_is_space};
+use samebytes_spec::text;
+
+extern "C" {
+    fn wcwidth(c: libc::wchar_t) -> c_int;
+    fn iswprint(c: u32) -> c_int;
+    fn iswspace(c: u32) -> c_int;
+    fn mbrtowc(pwc: *mut libc::wchar_t, s: *const u8, n: usize, ps: *mut c_void) -> usize;
+}
+
+/// Install `name`'s LC_CTYPE for this thread (the test's own thread; the
+/// global locale stays C).
+fn use_ctype(name: &CStr) {
+    // SAFETY: a valid NUL-terminated name and a null base; the result is
+    // checked before it is installed, and never freed.
+    let handle =
+        unsafe { libc::newlocale(libc::LC_CTYPE_MASK, name.as_ptr(), std::ptr::null_mut()) };
+    assert!(!handle.is_null(), "this machine has no {name:?} locale");
+    // SAFETY: `handle` is a valid locale object that outlives the thread.
+    unsafe { libc::uselocale(handle) };
+}
+
+/// The C library's classes of one code point in the installed locale.
+#[derive(Debug, PartialEq, Eq)]
+struct Libc {
+    width: i32,
+    printable: bool,
+    space: bool,
+}
+
+fn libc_classes(code: u32) -> Libc {
+    // SAFETY: the three functions only read the current locale's tables;
+    // wchar_t holds every code point below 2^31.
+    unsafe {
+        Libc {
+            width: wcwidth(code as libc::wchar_t),
+            printable: iswprint(code) != 0,
+            space: iswspace(code) != 0,
+        }
+    }
+}
+
+/// How the C library decodes the first character of `bytes`, in the terms
+/// of `utf8::head`.
+fn libc_head(bytes: &[u8]) -> Head {
+    let mut state = [0u64; 2];
+    let mut wc: libc::wchar_t = 0;
+    // SAFETY: `bytes` is valid for its length; `state` is a zeroed
+    // mbstate_t (8 bytes in glibc; 16 are given) meaning the initial state.
+    let n = unsafe {
+        mbrtowc(
+            &mut wc,
+            bytes.as_ptr(),
+            bytes.len(),
+            state.as_mut_ptr().cast(),
+        )
+    };
+    match n {
+        usize::MAX => Head::Invalid,
+        n if n == usize::MAX - 1 => Head::Incomplete,
+        0 => Head::Char(0, 1),
+        n => Head::Char(wc as u32, n),
+    }
+}
+
+/// The generalised UTF-8 form of a code point (surrogates included, up to
+/// six bytes), which glibc decodes or rejects.
+fn encode(code: u32) -> Vec<u8> {
+    let len = match code {
+        0..=0x7f => return vec![code as u8],
+        0x80..=0x7ff => 2,
+        0x800..=0xffff => 3,
+        0x1_0000..=0x1f_ffff => 4,
+        0x20_0000..=0x3ff_ffff => 5,
+        _ => 6,
+    };
+    let mut out = vec![0u8; len];
+    let mut rest = code;
+    for slot in out[1..].iter_mut().rev() {
+        *slot = 0x80 | (rest & 0x3f) as u8;
+        rest >>= 6;
+    }
+    out[0] = (0xff00u32 >> len) as u8 | rest as u8;
+    out
+}
+
+/// Compare everything for one code point of the UTF-8 locale.
+fn check_code_point(code: u32, mismatches: &mut Vec<String>) {
+    let c = libc_classes(code);
+    let mut fail = |what: &str| {
+        if mismatches.len() < 40 {
+            mismatches.push(format!("U+{code:04X}: {what} (C library: {c:?})"));
+        }
+    };
+    let bytes = encode(code);
+    let decoded = libc_head(&bytes);
+    if utf8::head(&bytes) != decoded {
+        fail(&format!(
+            "impl decodes {:?}, C library {decoded:?}",
+            utf8::head(&bytes)
+        ));
+    }
+    let spec_decoded = text::decode_one(&bytes).map_or(Head::Invalid, |(c, n)| Head::Char(c, n));
+    if spec_decoded != decoded {
+        fail(&format!("spec decodes {spec_decoded:?}"));
+    }
+    let positive_width = c.width.max(0) as u64;
+    if code < 0x80 {
+        // ASCII never reaches the table: the single-byte rules count it.
+        let b = code as u8;
+        if c_is_space(b) != c.space {
+            fail("impl's single-byte isspace");
+        }
+        if u64::from(c_is_printable(b)) != positive_width || c_is_printable(b) != c.printable {
+            fail("impl's single-byte isprint");
+        }
+    } else {
+        let class = classes::class_of(code);
+        if class.width() != positive_width {
+            fail(&format!("impl width {}", class.width()));
+        }
+        if class.is_space() != c.space {
+            fail("impl white space");
+        }
+        if class.is_no_break_space() != text::is_no_break_space(code) {
+            fail("impl and spec disagree on the no-break space list");
+        }
+    }
+    if text::display_width(code) != positive_width {
+        fail(&format!("spec width {}", text::display_width(code)));
+    }
+    if text::is_wide_space(code) != c.space {
+        fail("spec white space");
+    }
+    if text::is_printable_wide(code) != c.printable {
+        fail("spec printable");
+    }
+}
+
+#[test]
+fn every_code_point_is_classified_as_the_c_library_does_in_c_utf8() {
+    use_ctype(c"C.UTF-8");
+    let mut mismatches = Vec::new();
+    for code in 0..0x11_0000u32 {
+        check_code_point(code, &mut mismatches);
+    }
+    // Beyond U+10FFFF glibc still decodes (up to 0x7FFFFFFF, in 4 to 6
+    // bytes) and classifies: the first blocks, then a stride, then the end.
+    let beyond = (0x11_0000..0x11_0400)
+        .chain((0x11_0000..0x8000_0000u32).step_by(0x1_0001))
+        .chain(0x7fff_ff00..=0x7fff_ffff);
+    for code in beyond {
+        check_code_point(code, &mut mismatches);
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+#[test]
+fn every_byte_is_classified_as_the_c_library_does_in_c() {
+    use_ctype(c"C");
+    for b in 0..=255u8 {
+        // SAFETY: isspace and isprint take any value of unsigned char.
+        let (space, printable) = unsafe {
+            (
+                libc::isspace(c_int::from(b)) != 0,
+                libc::isprint(c_int::from(b)) != 0,
+            )
+        };
+        assert_eq!(c_is_space(b), space, "byte {b:#04x}: impl isspace");
+        assert_eq!(c_is_printable(b), printable, "byte {b:#04x}: impl isprint");
+        assert_eq!(
+            text::is_ascii_space(b),
+            space,
+            "byte {b:#04x}: spec isspace"
+        );
+        assert_eq!(
+            text::is_ascii_printable(b),
+            printable,
+            "byte {b:#04x}: spec isprint"
+        );
+    }
+}
+
+/// The walk above compares what the classes are; this checks that the
+/// lead-byte summary the word counter skips by is true of every character
+/// each 2- and 3-byte lead can start.
+#[test]
+fn a_lead_byte_said_never_to_separate_starts_no_separator() {
+    use_ctype(c"C.UTF-8");
+    for lead in 0xc2..=0xefu8 {
+        if classes::lead_may_separate(lead) {
+            continue;
+        }
+        let len = if lead < 0xe0 { 2 } else { 3 };
+        for code in 0x80..0x1_0000u32 {
+            let bytes = encode(code);
+            if bytes[0] != lead || bytes.len() != len {
+                continue;
+            }
+            let c = libc_classes(code);
+            assert!(
+                !c.space && !text::is_no_break_space(code),
+                "lead {lead:#04x} is said never to separate, but U+{code:04X} does"
+            );
+        }
+    }
+}
