@@ -105,8 +105,8 @@ impl samebytes::cat::CatSystem for OneFile {
     fn is_output_file(&mut self, _: &samebytes::cat::CatInput) -> bool {
         false
     }
-    fn has_unread_bytes(&mut self, _: &samebytes::cat::CatInput) -> bool {
-        false
+    fn self_copy(&mut self, _: &samebytes::cat::CatInput) -> samebytes::cat::SelfCopy {
+        unreachable!("no input is the output file")
     }
     fn stdout_fd(&self) -> Option<std::os::fd::RawFd> {
         None

@@ -347,6 +347,15 @@ pub fn lseek(fd: RawFd, offset: i64, whence: Whence) -> io::Result<u64> {
     }
 }
 
+/// Was `fd` opened for appending (`O_APPEND`)?  `false` if it cannot be
+/// asked.
+pub fn is_append(fd: RawFd) -> bool {
+    // SAFETY: F_GETFL takes no argument and has no memory effects; errors
+    // are reported as -1.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    flags >= 0 && flags & libc::O_APPEND != 0
+}
+
 pub fn page_size() -> u64 {
     static PAGE: OnceLock<u64> = OnceLock::new();
     *PAGE.get_or_init(|| {

@@ -16,7 +16,7 @@ use std::rc::Rc;
 
 use arbitrary::{Arbitrary, Unstructured};
 use proptest::prelude::*;
-use samebytes::cat::{CatConfig, CatInput, CatSystem};
+use samebytes::cat::{CatConfig, CatInput, CatSystem, SelfCopy};
 use samebytes_spec::cat::{CatEnv, CatStdout};
 use samebytes_spec::world::{Node, Stdin, World};
 use samebytes_spec::{Errno, Locale, Outcome};
@@ -103,6 +103,10 @@ impl CatCase {
             }
             CatStdout::Regular => e.uint(2),
             CatStdout::Closed => e.uint(3),
+            CatStdout::Overwrite(name) => {
+                e.uint(4);
+                e.bytes(name);
+            }
         }
         codec::put_read_schedule(&mut e, &self.read);
         codec::put_write_schedule(&mut e, &self.write);
@@ -125,6 +129,7 @@ impl CatCase {
             1 => CatStdout::File(d.bytes()?),
             2 => CatStdout::Regular,
             3 => CatStdout::Closed,
+            4 => CatStdout::Overwrite(d.bytes()?),
             _ => return Err(codec::DecodeError),
         };
         let read = codec::get_read_schedule(&mut d)?;
@@ -247,15 +252,20 @@ fn arbitrary_body(u: &mut Unstructured<'_>) -> arbitrary::Result<Body> {
         node: stdin_node,
         offset,
     };
-    let stdout = if u.ratio(1, 6)? {
-        // Stdout is a regular file: empty (`>`) or not (`>>`).
-        let initial = if u.arbitrary()? {
+    let stdout = if u.ratio(1, 5)? {
+        // Stdout is a regular file: empty (`>`), or not and appended to
+        // (`>>`) or overwritten from its start (`1<>`).
+        let initial = if u.ratio(1, 3)? {
             Vec::new()
         } else {
             arbitrary_data(u, 4)?
         };
         world.files.insert(b"OUT".to_vec(), Node::Regular(initial));
-        CatStdout::File(b"OUT".to_vec())
+        if u.arbitrary()? {
+            CatStdout::File(b"OUT".to_vec())
+        } else {
+            CatStdout::Overwrite(b"OUT".to_vec())
+        }
     } else if u.ratio(1, 12)? {
         // `>&-`
         CatStdout::Closed
@@ -331,15 +341,15 @@ struct ModelCat<'w> {
 }
 
 impl ModelCat<'_> {
-    fn output_file_size(&self) -> usize {
-        let CatStdout::File(name) = self.stdout else {
-            return 0;
+    /// The output file's initial content, if stdout is a named file.
+    fn output_initial(&self) -> Option<&[u8]> {
+        let (CatStdout::File(name) | CatStdout::Overwrite(name)) = self.stdout else {
+            return None;
         };
-        let initial = match self.world.files.get(name) {
-            Some(Node::Regular(d)) => d.len(),
-            _ => 0,
-        };
-        initial + self.written.get()
+        Some(match self.world.files.get(name) {
+            Some(Node::Regular(d)) => d,
+            _ => &[],
+        })
     }
 }
 
@@ -354,9 +364,16 @@ impl CatSystem for ModelCat<'_> {
                         _ => libc::ENOENT,
                     })
                 })?;
-                if matches!(self.stdout, CatStdout::File(f) if f.as_slice() == n) {
-                    // Empty unless refused: see has_unread_bytes.
-                    (Node::Regular(Vec::new()), false, None)
+                if matches!(self.stdout, CatStdout::File(f) | CatStdout::Overwrite(f) if f.as_slice() == n)
+                {
+                    // A copy of the output file onto itself is allowed only
+                    // with nothing written to it yet (see self_copy), and
+                    // then it holds its initial content.
+                    let now = match self.written.get() {
+                        0 => self.output_initial().unwrap_or_default().to_vec(),
+                        _ => Vec::new(),
+                    };
+                    (Node::Regular(now), false, None)
                 } else {
                     let fail_at = self.world.read_errors.files.get(n).copied();
                     (node.clone(), !matches!(node, Node::Regular(_)), fail_at)
@@ -399,11 +416,25 @@ impl CatSystem for ModelCat<'_> {
     }
 
     fn is_output_file(&mut self, _input: &CatInput) -> bool {
-        matches!((self.stdout, &self.last_opened), (CatStdout::File(f), Some(n)) if f == n)
+        matches!(
+            (self.stdout, &self.last_opened),
+            (CatStdout::File(f) | CatStdout::Overwrite(f), Some(n)) if f == n
+        )
     }
 
-    fn has_unread_bytes(&mut self, _input: &CatInput) -> bool {
-        self.output_file_size() > 0
+    fn self_copy(&mut self, _input: &CatInput) -> SelfCopy {
+        // A named input is opened afresh: it is read from its start.
+        let initial = self.output_initial().map_or(0, <[u8]>::len) as u64;
+        let written = self.written.get() as u64;
+        let (size, write_at) = match self.stdout {
+            CatStdout::Overwrite(_) => (initial.max(written), written),
+            _ => (initial + written, initial + written),
+        };
+        SelfCopy {
+            read_at: 0,
+            size,
+            write_at,
+        }
     }
 
     fn stdout_fd(&self) -> Option<RawFd> {

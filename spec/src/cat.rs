@@ -17,10 +17,10 @@
 //! - `-T` writes a tab as `^I`; `-v` writes control bytes as `^X`, DEL as
 //!   `^?` and bytes from 128 with an `M-` prefix, except newline and tab.
 //! - Errors: a file that cannot be opened or read gets `cat: NAME: reason`,
-//!   and cat goes on with the next input; the status becomes 1.  A nonempty
-//!   regular file that is also stdout is refused (`input file is output
-//!   file`), judged by its size when it is opened, which includes what cat
-//!   has already written to it.
+//!   and cat goes on with the next input; the status becomes 1.  An input
+//!   that is the output file is refused (`input file is output file`) when
+//!   copying it could never end ([`self_copy_never_ends`]), judged when it
+//!   is opened, by what cat has already written to it.
 //! - A write error ends cat at once: `cat: write error: reason`, status 1.
 //!   GNU writes everything produced for earlier inputs before it opens the
 //!   next one (except a held-back `\r`), so a diagnostic is never printed
@@ -67,6 +67,12 @@ pub struct Formatting {
 }
 
 impl Formatting {
+    /// Can the output be longer than the input?  Everything but `-s` (which
+    /// only drops bytes) can add bytes.
+    pub fn may_lengthen(&self) -> bool {
+        self.number || self.show_ends || self.show_nonprinting || self.show_tabs
+    }
+
     /// No option changes the bytes: cat is a plain copy.
     pub fn is_plain(&self) -> bool {
         !(self.number
@@ -444,6 +450,10 @@ pub enum CatStdout {
     /// The regular file of this name in the world, opened for appending
     /// (`>` is a file that was empty).  Writes to it never fail.
     File(Vec<u8>),
+    /// The regular file of this name, opened for reading and writing at
+    /// its start without truncating it (`1<>NAME`): cat's output overwrites
+    /// it from the first byte.  Writes to it never fail.
+    Overwrite(Vec<u8>),
     /// A regular file that is none of the inputs.  Writes to it may fail;
     /// a failure is a write error whichever kernel path met it (GNU's
     /// `copy_cat` blames the input instead: docs/differences.md).
@@ -451,6 +461,69 @@ pub enum CatStdout {
     /// Descriptor 1 is not open (`>&-`): cat's `fstat` of it fails before
     /// anything is read; `--help` meets a failing write instead.
     Closed,
+}
+
+impl CatStdout {
+    /// If stdout is the file `name`, what it holds after cat has written
+    /// `written` to it.
+    fn file_named(&self, name: &[u8], world: &World, written: &[u8]) -> Option<Vec<u8>> {
+        let (CatStdout::File(f) | CatStdout::Overwrite(f)) = self else {
+            return None;
+        };
+        if f != name {
+            return None;
+        }
+        let initial = match world.lookup(name) {
+            Ok(Node::Regular(d)) => d.clone(),
+            _ => Vec::new(),
+        };
+        Some(self.after_writing(initial, written))
+    }
+
+    /// What the output file holds once `written` has gone to it, starting
+    /// from `initial`: appended, or laid over it from its start.
+    pub fn after_writing(&self, mut initial: Vec<u8>, written: &[u8]) -> Vec<u8> {
+        if let CatStdout::Overwrite(_) = self {
+            let kept = initial.len().min(written.len());
+            initial[..kept].copy_from_slice(&written[..kept]);
+            initial.extend_from_slice(&written[kept..]);
+        } else {
+            initial.extend_from_slice(written);
+        }
+        initial
+    }
+
+    /// Where the next write to the output file lands: its end when
+    /// appending, else just after what was written.
+    fn write_offset(&self, now: &[u8], written: &[u8]) -> usize {
+        match self {
+            CatStdout::Overwrite(_) => written.len(),
+            _ => now.len(),
+        }
+    }
+}
+
+/// Current GNU's rule (coreutils 9.6) for an input that is the output file:
+/// refuse it only when the copy could never end, which is when the writer
+/// is ahead of the reader (`read_at < write_at`; appending, the writer is
+/// at the end).  Each read then finds bytes this copy wrote, and the file
+/// grows as fast as it is read.  With the writer at or behind the reader,
+/// every write lands on bytes already read, so the copy ends where the
+/// file did.
+///
+/// samebytes adds one case (docs/differences.md, `formatted-self-copy`):
+/// when the formatting can make the output longer than the input, a
+/// writer that starts level with the reader overtakes it, and what it then
+/// reads depends on how the reads and writes were cut: so with such
+/// options any unread byte (`read_at < size`) is refused too, as 9.1
+/// refused it.
+pub fn self_copy_never_ends(
+    read_at: usize,
+    size: usize,
+    write_at: usize,
+    format: Formatting,
+) -> bool {
+    read_at < write_at || (format.may_lengthen() && read_at < size)
 }
 
 /// Run cat on a command line against a world.
@@ -463,7 +536,7 @@ pub fn cat(
 ) -> Outcome {
     let failure = match stdout {
         CatStdout::Stream | CatStdout::Regular => stdout_failure,
-        CatStdout::File(_) => None,
+        CatStdout::File(_) | CatStdout::Overwrite(_) => None,
         CatStdout::Closed => Some(StdoutFailure {
             limit: 0,
             errno: Errno::BadDescriptor,
@@ -523,18 +596,19 @@ pub fn cat(
         }
         let read = if name.as_slice() == b"-" {
             Ok(reads.read_stdin())
-        } else if matches!(stdout, CatStdout::File(f) if f == name) {
-            // The output file itself: refused once it is nonempty, and
-            // otherwise empty to read.
-            let initial = match world.lookup(name) {
-                Ok(Node::Regular(d)) => d.len(),
-                _ => 0,
-            };
-            if initial + out.stdout.len() > 0 {
+        } else if let Some(now) = stdout.file_named(name, world, &out.stdout) {
+            // The output file itself, opened afresh: reading starts at its
+            // first byte, and it now holds what cat has written to it.
+            if self_copy_never_ends(
+                0,
+                now.len(),
+                stdout.write_offset(&now, &out.stdout),
+                opts.format,
+            ) {
                 diagnose(&mut out, name, "input file is output file");
                 continue;
             }
-            Ok((Vec::new(), None))
+            Ok((now, None))
         } else {
             reads.read_named(name)
         };

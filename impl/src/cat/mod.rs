@@ -76,9 +76,9 @@ pub trait CatSystem {
     fn open(&mut self, name: Option<&[u8]>) -> io::Result<CatInput>;
     /// Is this input the very file stdout writes to (a regular file)?
     fn is_output_file(&mut self, input: &CatInput) -> bool;
-    /// Does the input have bytes left between its offset and its size, as
-    /// of now?  Asked only of the output file, after flushing.
-    fn has_unread_bytes(&mut self, input: &CatInput) -> bool;
+    /// Where reading this input and writing the output stand, as of now.
+    /// Asked only of the output file, after flushing.
+    fn self_copy(&mut self, input: &CatInput) -> SelfCopy;
     /// Stdout as a descriptor, when kernel copies may write to it.
     fn stdout_fd(&self) -> Option<RawFd>;
     /// Why stdout cannot be used at all (GNU's start-up `fstat` failed,
@@ -89,6 +89,29 @@ pub trait CatSystem {
     /// The error closing stdin at exit reports, after stdin was read.
     fn stdin_close_error(&self) -> Option<io::Error> {
         None
+    }
+}
+
+/// An input that is the output file: where its reader and the writer are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SelfCopy {
+    /// The input's offset.
+    pub read_at: u64,
+    /// The file's size.
+    pub size: u64,
+    /// Where the next write lands: stdout's offset, or the end of the file
+    /// when stdout appends.
+    pub write_at: u64,
+}
+
+impl SelfCopy {
+    /// Would copying never end?  When the writer is ahead of the reader,
+    /// every read finds bytes this copy wrote (current GNU's rule).  When
+    /// the output can be longer than the input, a writer level with the
+    /// reader overtakes it, and what is read then depends on how reads and
+    /// writes were cut: then any unread byte is refused too.
+    fn never_ends(&self, may_lengthen: bool) -> bool {
+        self.read_at < self.write_at || (may_lengthen && self.read_at < self.size)
     }
 }
 
@@ -275,7 +298,10 @@ impl Run<'_> {
                 // GNU has written everything before this open; the size it
                 // sees includes that.
                 self.out.flush()?;
-                if system.has_unread_bytes(&input) {
+                if system
+                    .self_copy(&input)
+                    .never_ends(opts.format.may_lengthen())
+                {
                     self.report(name, "input file is output file")?;
                     continue;
                 }
@@ -672,12 +698,25 @@ impl CatSystem for SystemCat {
         out.kind == FileKind::Regular && fd.info().is_ok_and(|i| i.id == out.id)
     }
 
-    fn has_unread_bytes(&mut self, input: &CatInput) -> bool {
+    fn self_copy(&mut self, input: &CatInput) -> SelfCopy {
         let CatInput::Fd(fd) = input else {
-            return false;
+            unreachable!("SystemCat opens descriptors only");
         };
+        // Any position that cannot be read makes the copy look harmless,
+        // as in GNU, which refuses only on positions it could read.
         let size = fd.info().map(|i| i.size).unwrap_or(0);
-        sys::lseek(fd.raw_fd(), 0, sys::Whence::Cur).is_ok_and(|at| at < size)
+        let read_at = sys::lseek(fd.raw_fd(), 0, sys::Whence::Cur).unwrap_or(u64::MAX);
+        let out = libc::STDOUT_FILENO;
+        let write_at = if sys::is_append(out) {
+            sys::fstat(out).map(|i| i.size)
+        } else {
+            sys::lseek(out, 0, sys::Whence::Cur)
+        };
+        SelfCopy {
+            read_at,
+            size,
+            write_at: write_at.unwrap_or(0),
+        }
     }
 
     fn stdout_fd(&self) -> Option<RawFd> {

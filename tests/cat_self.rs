@@ -1,0 +1,265 @@
+//! An input that is also the output, as current GNU decides it: refused
+//! only when the copy could never end (`samebytes_spec::cat::
+//! self_copy_never_ends`).  The cases of coreutils' own `tests/cat/
+//! cat-self.sh` (9.6 and later), run through real redirections, then the
+//! copy paths an allowed self-copy takes, checked against the spec.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{binary, mixed_text, Scratch};
+use samebytes_spec::cat::{CatEnv, CatStdout};
+use samebytes_spec::world::{Node, Stdin, World};
+use samebytes_spec::Locale;
+
+const GNU_CAT: &str = "/usr/bin/cat";
+
+/// Run a shell line in `dir` with `cat` on the PATH being `program`
+/// (through a symlink, so that it names itself `cat`).
+fn sh(program: &Path, dir: &Path, line: &str) -> (i32, String) {
+    let bin = dir.join(".bin");
+    std::fs::create_dir_all(&bin).expect("bin dir");
+    let link = bin.join("cat");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(program, &link).expect("symlink cat");
+    let out = Command::new("sh")
+        .args(["-c", line])
+        .current_dir(dir)
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .env("LC_ALL", "C")
+        .env_remove("POSIXLY_CORRECT")
+        .output()
+        .expect("run sh");
+    (
+        out.status.code().expect("exit status"),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// One case of cat-self.sh: the shell line, the file whose content is
+/// checked, what it must hold, and the refused input's name if refused.
+struct SelfCase {
+    line: &'static str,
+    file: &'static str,
+    holds: &'static [u8],
+    refused: Option<&'static str>,
+    /// Does coreutils 9.1 (this machine's GNU cat) decide it the same way?
+    /// 9.1 refused every input that was the output file and had bytes left
+    /// to read.
+    same_in_9_1: bool,
+}
+
+const CAT_SELF: &[SelfCase] = &[
+    SelfCase {
+        line: "cat - fy <fxy1 1<>fxy1",
+        file: "fxy1",
+        holds: b"x\ny\n",
+        refused: None,
+        same_in_9_1: false,
+    },
+    SelfCase {
+        line: "cat fxy2 fy 1<>fxy2",
+        file: "fxy2",
+        holds: b"x\ny\n",
+        refused: None,
+        same_in_9_1: false,
+    },
+    SelfCase {
+        line: "cat doc doc.end >doc",
+        file: "doc",
+        holds: b"end\n",
+        refused: None,
+        same_in_9_1: true,
+    },
+    SelfCase {
+        line: "exec 3<fend 4>>fend; cat <&3 >&4",
+        file: "fend",
+        holds: b"x\n",
+        refused: None,
+        same_in_9_1: true,
+    },
+    SelfCase {
+        line: "cat fx fx3 1<>fx3",
+        file: "fx3",
+        holds: b"x\n",
+        refused: Some("fx3"),
+        same_in_9_1: true,
+    },
+    SelfCase {
+        line: "cat - fx4 <fx 1<>fx4",
+        file: "fx4",
+        holds: b"x\n",
+        refused: Some("fx4"),
+        same_in_9_1: true,
+    },
+    SelfCase {
+        line: "cat fx5 >>fx5",
+        file: "fx5",
+        holds: b"x\n",
+        refused: Some("fx5"),
+        same_in_9_1: true,
+    },
+    SelfCase {
+        line: "cat <fx6 >>fx6",
+        file: "fx6",
+        holds: b"x\n",
+        refused: Some("-"),
+        same_in_9_1: true,
+    },
+];
+
+fn cat_self_files(dir: &Path) {
+    let x = b"x\n";
+    for name in ["fx", "fxy1", "fxy2", "fx3", "fx4", "fx5", "fx6"] {
+        std::fs::write(dir.join(name), x).expect("write");
+    }
+    std::fs::write(dir.join("fy"), b"y\n").expect("write");
+    std::fs::write(dir.join("doc"), b"old contents\n").expect("write");
+    std::fs::write(dir.join("doc.end"), b"end\n").expect("write");
+    // fd 3 reads it from its end: `exec 3<` opens at the start, so the
+    // line below moves it first.
+    std::fs::write(dir.join("fend"), x).expect("write");
+}
+
+#[test]
+fn the_cases_of_gnu_cat_self_sh() {
+    let ours = binary("cat");
+    for case in CAT_SELF {
+        let mut programs = vec![(ours.as_path(), "samebytes")];
+        if case.same_in_9_1 {
+            programs.push((Path::new(GNU_CAT), "GNU 9.1"));
+        }
+        for (program, who) in programs {
+            let s = Scratch::new("cat-self");
+            cat_self_files(&s.path);
+            // For the fd-3 case, put fd 3 at the end of fend before cat
+            // runs: read it through once.
+            let line = case.line.replace(
+                "exec 3<fend 4>>fend;",
+                "exec 3<fend 4>>fend; while read -r l <&3; do :; done;",
+            );
+            let (status, stderr) = sh(program, &s.path, &line);
+            let held = std::fs::read(s.path.join(case.file)).expect("read");
+            assert_eq!(
+                held, case.holds,
+                "{who}: `{}`: {} holds",
+                case.line, case.file
+            );
+            match case.refused {
+                None => {
+                    assert_eq!((status, stderr.as_str()), (0, ""), "{who}: `{}`", case.line)
+                }
+                Some(name) => assert_eq!(
+                    (status, stderr),
+                    (1, format!("cat: {name}: input file is output file\n")),
+                    "{who}: `{}`",
+                    case.line
+                ),
+            }
+        }
+    }
+}
+
+/// The spec's outcome for stdout overwriting (`1<>`) or appending to `f`.
+fn spec_on_f(
+    args: &[&str],
+    files: &[(&str, &[u8])],
+    stdout: &CatStdout,
+) -> (Vec<u8>, i32, Vec<u8>) {
+    let mut world = World::default();
+    for (name, data) in files {
+        world
+            .files
+            .insert(name.as_bytes().to_vec(), Node::Regular(data.to_vec()));
+    }
+    world.stdin = Stdin {
+        node: Node::Stream(Vec::new()),
+        offset: 0,
+    };
+    let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
+    let out = samebytes_spec::cat::cat(&args, &CatEnv::new(Locale::C, false), &world, stdout, None);
+    let initial = files
+        .iter()
+        .find(|(n, _)| *n == "f")
+        .map_or(&b""[..], |(_, d)| d);
+    let file = stdout.after_writing(initial.to_vec(), &out.stdout);
+    (file, out.status, out.stderr)
+}
+
+/// An allowed self-copy through each path cat has, with a file larger than
+/// every buffer: copy_file_range (which the kernel refuses for overlapping
+/// ranges of one file, so cat falls back to read/write), the read/write
+/// loop with odd buffers and writes, and formatting with `-s` (which only
+/// drops bytes).  A formatting option that can lengthen the output is
+/// refused, and so is a writer ahead of the reader.  Each against the spec.
+#[test]
+fn allowed_self_copies_end_on_every_path_as_the_spec_says() {
+    let mut big = mixed_text(3 << 20, 12);
+    big.extend_from_slice(b"\n\n\n\nend\n");
+    let other = b"other\n\n\n";
+    let runs: &[(&[&str], &str)] = &[
+        (&["f"], "copy_file_range then read/write"),
+        (
+            &["--read-buffer-size=999", "--write-buffer-size=7", "f"],
+            "",
+        ),
+        (&["--read-buffer-size=4099", "f", "o"], ""),
+        (&["-s", "f"], "formatting"),
+        (&["-s", "--read-buffer-size=3", "f", "o"], ""),
+        (&["-n", "f"], ""),
+        (&["-E", "f"], ""),
+        (&["-v", "f"], ""),
+        (&["o", "f"], ""),
+        (&["-s", "o", "f"], ""),
+    ];
+    for (args, path) in runs {
+        let s = Scratch::new("cat-self-paths");
+        s.file("f", &big);
+        s.file("o", other);
+        let f = s.path.join("f");
+        let mut cmd = Command::new(binary("cat"));
+        std::os::unix::process::CommandExt::arg0(&mut cmd, "cat");
+        let out = cmd
+            .args(args.iter())
+            .arg("--debug")
+            .current_dir(&s.path)
+            .env("LC_ALL", "C")
+            .stdout(
+                std::fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .open(&f)
+                    .expect("open f"),
+            )
+            .output()
+            .expect("run cat");
+        let (file, status, stderr) = spec_on_f(
+            args,
+            &[("f", &big), ("o", other)],
+            &CatStdout::Overwrite(b"f".to_vec()),
+        );
+        let held = std::fs::read(&f).expect("read f");
+        assert!(
+            held == file,
+            "{args:?}: f differs from the spec ({} vs {} bytes)",
+            held.len(),
+            file.len()
+        );
+        assert_eq!(out.status.code(), Some(status), "{args:?}");
+        let debug = String::from_utf8_lossy(&out.stderr).into_owned();
+        let diagnostics: String = debug
+            .lines()
+            .filter(|l| !l.contains(": copied by "))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_eq!(diagnostics, String::from_utf8_lossy(&stderr), "{args:?}");
+        if !path.is_empty() {
+            assert!(
+                debug.contains(&format!("cat: f: copied by {path}\n")),
+                "{args:?}: {debug}"
+            );
+        }
+    }
+}
