@@ -10,7 +10,8 @@
 # with hyperfine's --output=pipe: GNU grep stops at the first match when
 # its stdout is /dev/null, even with -c.  The seed's pathological input
 # (lines of 0 to 65535 bytes, about 2 GiB) is generated for the grep rows.  Generates a
-# 1 GiB English-like text file and a 256 MiB UTF-8-heavy file in bench/data
+# 1 GiB English-like text file, a 256 MiB UTF-8-heavy file and 1 GiB of the
+# machine's own Rust and Markdown sources (bench/gen_corpus.py) in bench/data
 # (never committed).  Don't run it while anything else is building: on two
 # cores both numbers would lie.
 set -euo pipefail
@@ -56,6 +57,9 @@ have_uutils=0
 
 [ -f "$data/text.txt" ] || python3 "$here/gen_text.py" text $((1 << 30)) "$data/text.txt"
 [ -f "$data/utf8.txt" ] || python3 "$here/gen_text.py" utf8 $((256 << 20)) "$data/utf8.txt"
+# Real text: the machine's own Rust and Markdown sources (cargo registry),
+# 1 GiB.  Built from whatever crates are there, so never committed.
+[ -f "$data/source.txt" ] || python3 "$here/gen_corpus.py" source $((1 << 30)) "$data/source.txt"
 echo "one short line" > "$data/short.txt"
 if [ ! -d "$data/small" ]; then
   # 1000 files of 100 bytes to 8 KB, cut from the text.
@@ -70,7 +74,7 @@ for i in range(1000):
     open(os.path.join(sys.argv[2], "f%04d.txt" % i), "wb").write(words[s:s + n])
 PY
 fi
-cat "$data/text.txt" "$data/utf8.txt" > /dev/null   # warm the page cache
+cat "$data/text.txt" "$data/utf8.txt" "$data/source.txt" > /dev/null   # warm the page cache
 
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
@@ -103,6 +107,7 @@ PY
 
 T="$data/text.txt"
 U="$data/utf8.txt"
+R="$data/source.txt"
 S="$data/short.txt"
 uu="$uutils wc"
 
@@ -111,12 +116,23 @@ if [ -z "$only" ] || [ "$only" = wc ]; then
   bench "wc, C.UTF-8" C.UTF-8 "$runs" "$ours/wc $T" "wc $T" "$uu $T"
   bench "wc, C" C "$runs" "$ours/wc $T" "wc $T" "$uu $T"
   bench "wc -m, UTF-8-heavy" C.UTF-8 "$runs" "$ours/wc -m $U" "wc -m $U" "$uu -m $U"
+  bench "wc, UTF-8-heavy" C.UTF-8 "$runs" "$ours/wc $U" "wc $U" "$uu $U"
+  # Real mixed text in both locales: the UTF-8 rows should cost little more
+  # than the C ones.  In C, -m is the byte count (from fstat); its floor in
+  # UTF-8 is reading the bytes, as wc -l does.
+  for loc in C C.UTF-8; do
+    bench "wc, sources, $loc" $loc "$runs" "$ours/wc $R" "wc $R" "$uu $R"
+    bench "wc -w, sources, $loc" $loc "$runs" "$ours/wc -w $R" "wc -w $R" "$uu -w $R"
+    bench "wc -m, sources, $loc" $loc "$runs" "$ours/wc -m $R" "wc -m $R" "$uu -m $R"
+  done
+  bench "wc -l, sources, C (the read floor)" C "$runs" "$ours/wc -l $R" "wc -l $R" "$uu -l $R"
   bench "wc -L, C.UTF-8" C.UTF-8 "$runs" "$ours/wc -L $T" "wc -L $T" "$uu -L $T"
   bench "wc -L, C" C "$runs" "$ours/wc -L $T" "wc -L $T" "$uu -L $T"
   bench "wc -w, UTF-8-heavy" C.UTF-8 "$runs" "$ours/wc -w $U" "wc -w $U" "$uu -w $U"
   bench "wc -c, pipe (pv)" C "$runs" "pv -q $T | $ours/wc -c" "pv -q $T | wc -c" "pv -q $T | $uu -c"
   bench "wc -l, pipe (pv)" C "$runs" "pv -q $T | $ours/wc -l" "pv -q $T | wc -l" "pv -q $T | $uu -l"
   bench "wc, one short line" C.UTF-8 $((runs * 30)) "$ours/wc $S" "wc $S" "$uu $S"
+  bench "wc, one short line, C" C $((runs * 30)) "$ours/wc $S" "wc $S" "$uu $S"
   # Peak RSS of each workload (KiB), ours only.
   rss() { local loc=$1; shift; LC_ALL=$loc /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
   pipe_rss=$(pv -q "$T" | LC_ALL=C /usr/bin/time -f %M "$ours/wc" -l 2>&1 >/dev/null | tail -1)

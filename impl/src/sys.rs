@@ -13,32 +13,19 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 // ---------------------------------------------------------------------------
-// SIGPIPE: Rust's runtime ignores SIGPIPE before `main` runs.  GNU tools are
-// killed silently by it when the parent left it at its default, and report
-// EPIPE when the parent ignored it.  A constructor in `.init_array` runs
-// before the runtime's start-up code, so it sees the inherited disposition.
+// Start-up.  The binaries skip Rust's runtime start-up (`#![no_main]`): on a
+// one-line input it cost a fifth of GNU's whole run (reading
+// /proc/self/maps for the stack guard, a signal stack, handlers).  What it
+// did that the tools rely on is done by [`start_process`]; SIGPIPE, which
+// the runtime would have ignored, is simply left as the parent gave it, as
+// GNU tools leave it (killed silently when it is at its default, EPIPE when
+// the parent ignored it).
 
-static SIGPIPE_WAS_IGNORED: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn record_inherited_sigpipe() {
-    // SAFETY: sigaction with a null new action only reads the current
-    // disposition into a zeroed struct we own; it has no other effect.
-    unsafe {
-        let mut old: libc::sigaction = std::mem::zeroed();
-        if libc::sigaction(libc::SIGPIPE, std::ptr::null(), &mut old) == 0 {
-            SIGPIPE_WAS_IGNORED.store(old.sa_sigaction == libc::SIG_IGN, Ordering::Relaxed);
-        }
-    }
-}
-
-#[used]
-#[link_section = ".init_array"]
-static RECORD_SIGPIPE: extern "C" fn() = record_inherited_sigpipe;
-
-// Closed standard descriptors: Rust's start-up code reopens a closed stdin,
-// stdout or stderr on /dev/null, where GNU tools see EBADF (`cat >&-`:
-// "cat: standard output: Bad file descriptor").  The same constructor trick
-// records which ones were closed before that happens.
+// Closed standard descriptors: a closed stdin or stdout is seen by GNU
+// tools as EBADF (`cat >&-`: "cat: standard output: Bad file descriptor").
+// A constructor in `.init_array` records which ones were closed, and
+// `start_process` then reopens them on /dev/null, as Rust's runtime does,
+// so that no file we open takes their numbers.
 
 static STDIN_WAS_CLOSED: AtomicBool = AtomicBool::new(false);
 static STDOUT_WAS_CLOSED: AtomicBool = AtomicBool::new(false);
@@ -128,18 +115,24 @@ pub fn args_borrowed() -> Vec<&'static [u8]> {
         .collect()
 }
 
-/// Give SIGPIPE back the disposition the parent gave us.  Returns whether it
-/// is ignored (writes to a closed pipe then fail with EPIPE).
-pub fn restore_inherited_sigpipe() -> bool {
-    let ignored = SIGPIPE_WAS_IGNORED.load(Ordering::Relaxed);
-    if !ignored {
-        // SAFETY: resetting a signal to its default action has no memory
-        // safety implications.
+/// What the binaries need done before anything else, in place of Rust's
+/// runtime start-up: stdin, stdout and stderr, if closed, are reopened on
+/// /dev/null (after the constructor above recorded which were closed), so
+/// that a file we open never becomes descriptor 0, 1 or 2.
+pub fn start_process() {
+    for fd in [libc::STDIN_FILENO, libc::STDOUT_FILENO, libc::STDERR_FILENO] {
+        // SAFETY: F_GETFD only queries the descriptor.  open is given a
+        // valid NUL-terminated path; with every lower descriptor open, the
+        // lowest free one is `fd` itself, and it is kept open for the rest
+        // of the process (as Rust's runtime keeps it).
         unsafe {
-            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+            if libc::fcntl(fd, libc::F_GETFD) == -1
+                && io::Error::last_os_error().raw_os_error() == Some(libc::EBADF)
+            {
+                libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
+            }
         }
     }
-    ignored
 }
 
 // ---------------------------------------------------------------------------

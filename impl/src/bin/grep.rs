@@ -1,10 +1,17 @@
 //! `grep`: print lines that match patterns.
+#![no_main]
 
 use samebytes::grep::{run, GrepConfig, SystemGrep};
 use samebytes_spec::grep::GrepEnv;
 
-fn main() {
-    samebytes::sys::restore_inherited_sigpipe();
+/// The C entry point: Rust's runtime start-up is skipped for speed
+/// (`samebytes::sys::start_process` says what it did that matters).
+#[no_mangle]
+pub extern "C" fn main(
+    _argc: std::ffi::c_int,
+    _argv: *const *const std::ffi::c_char,
+) -> std::ffi::c_int {
+    samebytes::sys::start_process();
     let env = GrepEnv {
         locale: samebytes::locale(),
         posixly_correct: samebytes::posixly_correct(),
