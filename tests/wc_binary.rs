@@ -662,3 +662,84 @@ fn a_dry_non_blocking_stdin_pipe_is_counted_to_its_error_as_gnu() {
         assert_eq!(run(&binary("wc"), args), gnu, "{args:?}");
     }
 }
+
+/// The binaries skip Rust's runtime start-up, which reopened closed
+/// standard descriptors on /dev/null; `sys::start_process` does it instead,
+/// so a file the tool opens can never become descriptor 1 or 2.  Read off
+/// /proc while wc waits on its stdin pipe: with stdout and stderr closed,
+/// 1 and 2 are open on /dev/null, and every other descriptor is the same
+/// as in a run with all three given (the ones the test harness leaks).
+#[test]
+fn closed_standard_descriptors_are_reopened_on_dev_null() {
+    let open_fds = |close: &[i32]| -> Vec<(i32, String)> {
+        let mut cmd = Command::new(binary("wc"));
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        for &fd in close {
+            common::close_in_child(&mut cmd, fd);
+        }
+        let mut child = cmd.spawn().expect("spawn wc");
+        // Wait until wc blocks in its read of stdin.
+        let wchan = format!("/proc/{}/wchan", child.id());
+        for _ in 0..200 {
+            if std::fs::read_to_string(&wchan)
+                .unwrap_or_default()
+                .contains("pipe")
+            {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let mut open: Vec<(i32, String)> = std::fs::read_dir(format!("/proc/{}/fd", child.id()))
+            .expect("read /proc fd")
+            .map(|e| {
+                let e = e.expect("fd entry");
+                let fd = e.file_name().to_string_lossy().parse().expect("fd number");
+                let target = std::fs::read_link(e.path()).expect("fd link");
+                (fd, target.to_string_lossy().into_owned())
+            })
+            .collect();
+        open.sort();
+        drop(child.stdin.take());
+        // With stdout closed the counts cannot be written (status 1).
+        let status = child.wait().expect("wait wc");
+        assert_eq!(status.success(), close.is_empty(), "closed {close:?}");
+        open
+    };
+    let given = open_fds(&[]);
+    let reopened = open_fds(&[1, 2]);
+    let at = |list: &[(i32, String)], fd: i32| {
+        list.iter().find(|(n, _)| *n == fd).map(|(_, t)| t.clone())
+    };
+    assert_eq!(
+        at(&reopened, 1).as_deref(),
+        Some("/dev/null"),
+        "{reopened:?}"
+    );
+    assert_eq!(
+        at(&reopened, 2).as_deref(),
+        Some("/dev/null"),
+        "{reopened:?}"
+    );
+    let others = |list: &[(i32, String)]| -> Vec<(i32, String)> {
+        list.iter()
+            .filter(|(fd, _)| *fd > 2)
+            .map(|(fd, t)| {
+                (
+                    *fd,
+                    if t.starts_with("pipe:") {
+                        "pipe".into()
+                    } else {
+                        t.clone()
+                    },
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        others(&reopened),
+        others(&given),
+        "given {given:?}, reopened {reopened:?}"
+    );
+}
