@@ -139,12 +139,37 @@ pub fn class_of(code: u32) -> Class {
     block(code / BLOCK).0[(code % BLOCK) as usize]
 }
 
-/// What is known about a lead byte: not yet asked, or the answer.
-const UNKNOWN: u8 = 0;
-const NEVER: u8 = 1;
-const MAY: u8 = 2;
+/// What is known about a byte as a lead: its high bit is set while the
+/// word counter must look at characters it starts (not yet asked, or may
+/// separate).  Bytes below 0xC0 start no multibyte character: never.
+const NEVER: u8 = 0x00;
+const MAY: u8 = 0x80;
+const UNKNOWN: u8 = 0xc0;
 
-static LEADS: [AtomicU8; 256] = [const { AtomicU8::new(UNKNOWN) }; 256];
+static LEADS: [AtomicU8; 256] = {
+    let mut leads = [const { AtomicU8::new(NEVER) }; 256];
+    let mut b = 0xc0;
+    while b < 256 {
+        leads[b] = AtomicU8::new(UNKNOWN);
+        b += 1;
+    }
+    leads
+};
+
+/// The lanes (high bit of each byte lane, little-endian) of eight bytes
+/// that the word counter must look at: lead bytes that may start a
+/// separator, or that have not been asked about yet.  Every other lane is
+/// a byte no separator starts with.  Branch-free, for text full of
+/// characters that never separate (Cyrillic, CJK ideographs).
+#[inline]
+pub fn lanes_to_examine(bytes: &[u8; 8]) -> u64 {
+    let mut lanes = 0u64;
+    for (i, &b) in bytes.iter().enumerate() {
+        let state = LEADS[usize::from(b)].load(Ordering::Relaxed);
+        lanes |= u64::from(state & MAY) << (8 * i);
+    }
+    lanes
+}
 
 /// The code points a lead byte of a 2- or 3-byte sequence can start (its
 /// overlong forms excluded), or `None` for every other byte.  Four-byte
@@ -183,11 +208,11 @@ pub fn lead_may_separate(lead: u8) -> bool {
 fn learn_lead(lead: u8) -> bool {
     let may = match lead_range(lead) {
         Some(range) => range.into_iter().any(|code| class_of(code).may_separate()),
-        // Four-byte leads: always look.  Bytes that start nothing valid
-        // (ASCII and continuation bytes are never passed here by the word
-        // counter; C0, C1 and F5 and up start no character below
-        // U+110000) are looked at too, which is merely slower.
-        None => true,
+        // Four-byte leads: always look.  So are C0, C1 and F8 and up,
+        // which start no valid character (merely slower), and F5 to F7,
+        // which start characters beyond U+10FFFF.  Bytes below 0xC0 are
+        // NEVER from the start and not learned here.
+        None => lead >= 0xc0,
     };
     LEADS[usize::from(lead)].store(if may { MAY } else { NEVER }, Ordering::Relaxed);
     may
