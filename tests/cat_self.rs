@@ -16,26 +16,29 @@ use samebytes_spec::Locale;
 
 const GNU_CAT: &str = "/usr/bin/cat";
 
+/// How long a copy may take before it counts as one that never ends.
+const NEVER_ENDS_AFTER: &str = "20";
+
 /// Run a shell line in `dir` with `cat` on the PATH being `program`
-/// (through a symlink, so that it names itself `cat`).
+/// (through a symlink, so that it names itself `cat`).  A copy that does
+/// not end is killed by `timeout` and fails the test (status 124).
 fn sh(program: &Path, dir: &Path, line: &str) -> (i32, String) {
     let bin = dir.join(".bin");
     std::fs::create_dir_all(&bin).expect("bin dir");
     let link = bin.join("cat");
     let _ = std::fs::remove_file(&link);
     std::os::unix::fs::symlink(program, &link).expect("symlink cat");
-    let out = Command::new("sh")
-        .args(["-c", line])
+    let out = Command::new("timeout")
+        .args([NEVER_ENDS_AFTER, "sh", "-c", line])
         .current_dir(dir)
         .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
         .env("LC_ALL", "C")
         .env_remove("POSIXLY_CORRECT")
         .output()
         .expect("run sh");
-    (
-        out.status.code().expect("exit status"),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let status = out.status.code().expect("exit status");
+    assert_ne!(status, 124, "`{line}` never ended");
+    (status, String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 /// One case of cat-self.sh: the shell line, the file whose content is
@@ -219,8 +222,11 @@ fn allowed_self_copies_end_on_every_path_as_the_spec_says() {
         s.file("f", &big);
         s.file("o", other);
         let f = s.path.join("f");
-        let mut cmd = Command::new(binary("cat"));
-        std::os::unix::process::CommandExt::arg0(&mut cmd, "cat");
+        // Through `timeout`, so that a copy that never ends fails (124);
+        // `exec -a` keeps the name cat uses in messages.
+        let mut cmd = Command::new("timeout");
+        cmd.args([NEVER_ENDS_AFTER, "bash", "-c", "exec -a cat \"$0\" \"$@\""])
+            .arg(binary("cat"));
         let out = cmd
             .args(args.iter())
             .arg("--debug")
