@@ -1,15 +1,18 @@
-//! Every character class wc counts with, against the C library itself.
+//! Every character class wc counts with (and grep's word constituents),
+//! against the C library itself.
 //!
 //! GNU wc asks the C library (`wcwidth`, `iswspace` after `setlocale`), so
 //! a drop-in must give the same answer for every code point.  This walks
 //! all 0x110000 code points in C.UTF-8 (and samples the ones glibc also
 //! decodes beyond U+10FFFF), and all 256 bytes in C, comparing:
 //! - what the implementation's counters use: `classes::class_of` (width,
-//!   white space, no-break space), the single-byte rules `c_is_space` and
+//!   white space, no-break space, and grep's word constituent), the
+//!   single-byte rules `c_is_space` and
 //!   `c_is_printable` (the C locale, and ASCII in UTF-8), and the decoder
 //!   `utf8::head` (which sequences are encoding errors);
 //! - what the spec uses: `text::display_width`, `is_wide_space`,
-//!   `is_printable_wide` (file-name quoting) and `decode_one`;
+//!   `is_printable_wide` (file-name quoting), `decode_one`, and grep's
+//!   `chars::is_word_char`;
 //!
 //! with direct calls to the C library made here, in a locale object of this
 //! test's own.
@@ -24,6 +27,7 @@ extern "C" {
     fn wcwidth(c: libc::wchar_t) -> c_int;
     fn iswprint(c: u32) -> c_int;
     fn iswspace(c: u32) -> c_int;
+    fn iswalnum(c: u32) -> c_int;
     fn mbrtowc(pwc: *mut libc::wchar_t, s: *const u8, n: usize, ps: *mut c_void) -> usize;
 }
 
@@ -45,16 +49,18 @@ struct Libc {
     width: i32,
     printable: bool,
     space: bool,
+    alnum: bool,
 }
 
 fn libc_classes(code: u32) -> Libc {
-    // SAFETY: the three functions only read the current locale's tables;
+    // SAFETY: the four functions only read the current locale's tables;
     // wchar_t holds every code point below 2^31.
     unsafe {
         Libc {
             width: wcwidth(code as libc::wchar_t),
             printable: iswprint(code) != 0,
             space: iswspace(code) != 0,
+            alnum: iswalnum(code) != 0,
         }
     }
 }
@@ -141,6 +147,9 @@ fn check_code_point(code: u32, mismatches: &mut Vec<String>) {
         if class.is_space() != c.space {
             fail("impl white space");
         }
+        if class.is_word() != c.alnum {
+            fail("impl word constituent (grep)");
+        }
         if class.is_no_break_space() != text::is_no_break_space(code) {
             fail("impl and spec disagree on the no-break space list");
         }
@@ -153,6 +162,10 @@ fn check_code_point(code: u32, mismatches: &mut Vec<String>) {
     }
     if text::is_printable_wide(code) != c.printable {
         fail("spec printable");
+    }
+    let word = code == u32::from(b'_') || c.alnum;
+    if samebytes_spec::grep::chars::is_word_char(code, samebytes_spec::Locale::Utf8) != word {
+        fail("spec word constituent (grep)");
     }
 }
 

@@ -17,10 +17,13 @@ use std::sync::OnceLock;
 
 extern "C" {
     // glibc's declarations (<wchar.h>, <wctype.h>); wint_t is an unsigned
-    // 32-bit integer on Linux.  The libc crate does not bind these three.
+    // 32-bit integer on Linux.  The libc crate does not bind these.
     fn wcwidth(c: libc::wchar_t) -> c_int;
     fn iswprint(c: u32) -> c_int;
     fn iswspace(c: u32) -> c_int;
+    fn wctype(name: *const std::ffi::c_char) -> libc::c_ulong;
+    fn iswctype(c: u32, class: libc::c_ulong) -> c_int;
+    fn towupper(c: u32) -> u32;
 }
 
 /// The names the UTF-8 locale is looked for under, in order.  glibc
@@ -60,7 +63,7 @@ fn utf8_locale() -> libc::locale_t {
 }
 
 /// Run one query with the UTF-8 locale installed for this thread.
-fn in_utf8_locale(query: impl FnOnce() -> c_int) -> c_int {
+fn in_utf8_locale<T>(query: impl FnOnce() -> T) -> T {
     let handle = utf8_locale();
     // SAFETY: `handle` is a valid locale object that lives for the rest of
     // the process; uselocale only changes this thread's current locale,
@@ -96,6 +99,34 @@ pub fn utf8_iswspace(code: u32) -> bool {
     in_utf8_locale(|| unsafe { iswspace(code) }) != 0
 }
 
+/// The POSIX character class names every locale has (`[[:alpha:]]` and
+/// the rest).
+pub const CLASS_NAMES: [&str; 12] = [
+    "alpha", "digit", "alnum", "upper", "lower", "space", "blank", "punct", "print", "graph",
+    "cntrl", "xdigit",
+];
+
+/// `iswctype(code, wctype(class))` in the UTF-8 locale, for one of
+/// [`CLASS_NAMES`]; `None` for any other name.
+pub fn utf8_iswctype(class: &str, code: u32) -> Option<bool> {
+    if !CLASS_NAMES.contains(&class) {
+        return None;
+    }
+    let name = std::ffi::CString::new(class).expect("class names hold no NUL");
+    let answer = in_utf8_locale(|| {
+        // SAFETY: `name` is a valid NUL-terminated string; wctype and
+        // iswctype only read the current locale's tables.
+        unsafe { iswctype(code, wctype(name.as_ptr())) }
+    });
+    Some(answer != 0)
+}
+
+/// `towupper(code)` in the UTF-8 locale.
+pub fn utf8_towupper(code: u32) -> u32 {
+    // SAFETY: towupper only reads the current locale's tables.
+    in_utf8_locale(|| unsafe { towupper(code) })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,5 +153,17 @@ mod tests {
         // SAFETY: iswspace reads the global C locale's table.
         assert_eq!(unsafe { iswspace(0x3000) }, 0);
         assert!(utf8_iswspace(0x3000));
+    }
+
+    /// The class and case questions reach the UTF-8 tables, not C's.
+    #[test]
+    fn classes_and_case_come_from_the_utf8_locale() {
+        assert_eq!(utf8_iswctype("alpha", 0xe9), Some(true));
+        assert_eq!(utf8_iswctype("alnum", 0x0301), Some(false));
+        assert_eq!(utf8_iswctype("upper", 0x41), Some(true));
+        assert_eq!(utf8_iswctype("nonsense", 0x41), None);
+        assert_eq!(utf8_towupper(0xe9), 0xc9);
+        assert_eq!(utf8_towupper(0x17f), 0x53);
+        assert_eq!(utf8_towupper(0x11_0000), 0x11_0000);
     }
 }

@@ -48,6 +48,7 @@ pub struct Class(u8);
 const WIDTH_MASK: u8 = 0x0f;
 const SPACE: u8 = 0x10;
 const NO_BREAK: u8 = 0x20;
+const WORD: u8 = 0x40;
 
 impl Class {
     fn new(answer: CtypeAnswer, code: u32) -> Class {
@@ -62,7 +63,19 @@ impl Class {
         } else {
             0
         };
-        Class(width | space | nbsp)
+        // grep's word constituents: `iswalnum` or `_`.
+        let word = if answer.alnum || code == u32::from(b'_') {
+            WORD
+        } else {
+            0
+        };
+        Class(width | space | nbsp | word)
+    }
+
+    /// A word constituent for grep: alphanumeric (`iswalnum`) or `_`.
+    #[inline]
+    pub fn is_word(self) -> bool {
+        self.0 & WORD != 0
     }
 
     /// The columns the character adds to a line (`max(wcwidth, 0)`).
@@ -112,6 +125,7 @@ fn block(index: u32) -> &'static Block {
         let mut answers = [CtypeAnswer {
             width: 0,
             space: false,
+            alnum: false,
         }; BLOCK as usize];
         sys::utf8_ctype_block(first, &mut answers);
         let mut classes = [Class(0); BLOCK as usize];
@@ -132,6 +146,7 @@ pub fn class_of(code: u32) -> Class {
         let mut answer = [CtypeAnswer {
             width: 0,
             space: false,
+            alnum: false,
         }];
         sys::utf8_ctype_block(code, &mut answer);
         return Class::new(answer[0], code);

@@ -43,15 +43,15 @@
 //!   error ends grep at once: `grep: write error: reason`, status 2.
 //!   Diagnostics written before the failing write stay.
 
-pub mod pattern;
-
-use regex_automata::meta::Regex;
-use regex_automata::{Anchored, Input, MatchKind};
+pub mod chars;
+pub mod matcher;
+pub mod syntax;
 
 use crate::getopt::{self, argmatch, HasArg, Item, LongOpt, OptionTable, ShortOpt};
 use crate::world::{Node, Reads, StdinLeft, World};
 use crate::{Errno, Locale, Outcome, StdoutFailure};
-use pattern::{PatternConfig, Syntax};
+use matcher::{Compiled, Matcher};
+pub use syntax::{PatternConfig, Syntax};
 
 /// The process environment that matters to grep.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -728,54 +728,6 @@ fn nothing_can_match(opts: &GrepOptions, patterns: Option<&[Vec<u8>]>, eff: &Eff
     (opts.max_count == Some(0) || selects_nothing) && eff.list != ListFiles::NonMatching
 }
 
-/// The compiled patterns: a leftmost-first regex for whether and where a
-/// match starts, and an all-matches one for the longest match at a start.
-pub struct Matcher {
-    pub first: Regex,
-    pub longest: Regex,
-}
-
-impl Matcher {
-    pub fn new(source: &str, cfg: &PatternConfig) -> Result<Matcher, String> {
-        Ok(Matcher {
-            first: pattern::compile(source, cfg, MatchKind::LeftmostFirst)?,
-            longest: pattern::compile(source, cfg, MatchKind::All)?,
-        })
-    }
-
-    pub fn is_match(&self, line: &[u8]) -> bool {
-        self.first.is_match(Input::new(line))
-    }
-
-    /// The matches `-o` prints in a line, as (start, end): leftmost-longest,
-    /// each search starting where the last match ended, an empty match
-    /// moving on one byte and not reported.
-    pub fn matches(&self, line: &[u8]) -> Vec<(usize, usize)> {
-        let mut found = Vec::new();
-        let mut at = 0;
-        while at < line.len() {
-            let Some(m) = self.first.search(&Input::new(line).range(at..)) else {
-                break;
-            };
-            let start = m.start();
-            if start == line.len() {
-                break;
-            }
-            let end = self
-                .longest
-                .search(&Input::new(line).range(start..).anchored(Anchored::Yes))
-                .map_or(m.end(), |l| l.end().max(m.end()));
-            if end == start {
-                at = start + 1;
-            } else {
-                found.push((start, end));
-                at = end;
-            }
-        }
-        found
-    }
-}
-
 /// An output line's prefix: `NAME` then `sep` (a NUL with `-Z`), the line
 /// number with `-n`, the byte offset with `-b`, each followed by `sep`
 /// (`:` for a selected line, `-` for context).
@@ -1215,20 +1167,17 @@ fn grep_with(
         locale: env.locale,
         terminator: if opts.null_data { 0 } else { b'\n' },
     };
-    let translation = match pattern::translate(patterns.as_deref().unwrap_or(&[]), &cfg) {
-        Ok(t) => t,
-        Err(message) => {
-            out.diagnose(format!("{program}: {message}\n"));
-            return finish(out, 2, failure, program);
+    let matcher = match Matcher::compile(patterns.as_deref().unwrap_or(&[]), &cfg) {
+        Compiled::Ready(m, warnings) => {
+            for w in &warnings {
+                out.diagnose(format!("{program}: {w}\n"));
+            }
+            m
         }
-    };
-    for w in &translation.warnings {
-        out.diagnose(format!("{program}: {w}\n"));
-    }
-    let matcher = match Matcher::new(&translation.source, &cfg) {
-        Ok(m) => m,
-        Err(message) => {
-            out.diagnose(format!("{program}: {message}\n"));
+        Compiled::Failed(messages) => {
+            for m in &messages {
+                out.diagnose(format!("{program}: {m}\n"));
+            }
             return finish(out, 2, failure, program);
         }
     };

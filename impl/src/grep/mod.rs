@@ -1,11 +1,13 @@
 //! `grep`: the fast implementation of `samebytes_spec::grep`.
 //!
 //! Layout, after ripgrep's grep-searcher:
-//! - The **matcher** ([`Finder`]) only finds where the next match starts in
-//!   a buffer of whole lines: memchr's memmem for a plain literal, the
-//!   regex (from the spec's shared translation) otherwise.  The translation
-//!   keeps every match inside one line, so a whole buffer can be searched
-//!   at once.
+//! - The **matcher** (`matcher.rs`) only finds where the next match
+//!   starts in a buffer of whole lines: memchr's memmem for a plain
+//!   literal, the regex of our own translation (`translate.rs`) otherwise,
+//!   with `-w` and glibc's exact check applied line by line.  The
+//!   translation keeps every match inside one line, so a whole buffer can
+//!   be searched at once.  The spec parses and matches patterns on its
+//!   own, so the differential tests check the translation too.
 //! - The **searcher** owns the bytes: one buffer reused for a stream (the
 //!   partial last line carried over, grown only for a longer line, and
 //!   only new bytes scanned for line ends), which feeds
@@ -23,14 +25,15 @@
 
 use std::io::{self, Read, Write};
 
-use memchr::memmem;
-use regex_automata::meta::Regex;
-use regex_automata::{Input, MatchKind};
-use samebytes_spec::grep::pattern::{self, PatternConfig, Syntax};
 use samebytes_spec::grep::{
     assemble_patterns, parse_args, pattern_file_error, BinaryFiles, Effective, GrepEnv,
-    GrepOptions, Invocation, ListFiles, Matcher, BINARY_PREFIX,
+    GrepOptions, Invocation, ListFiles, PatternConfig, BINARY_PREFIX,
 };
+
+mod matcher;
+mod translate;
+
+use matcher::Matcher;
 
 use crate::io::diagnose;
 
@@ -87,45 +90,6 @@ const PIPE_SIZE: usize = 1 << 20;
 /// The stop: stdout failed.
 struct WriteFailed(io::Error);
 
-/// The matcher: where does the next match start?
-enum Finder {
-    Literal(Box<memmem::Finder<'static>>),
-    Regex(Regex),
-}
-
-impl Finder {
-    /// The start of the first match in `hay[from..]`.
-    fn find(&self, hay: &[u8], from: usize) -> Option<usize> {
-        match self {
-            Finder::Literal(f) => f.find(&hay[from..]).map(|p| from + p),
-            Finder::Regex(r) => r
-                .search(&Input::new(hay).span(from..hay.len()))
-                .map(|m| m.start()),
-        }
-    }
-
-    fn is_match(&self, line: &[u8]) -> bool {
-        self.find(line, 0).is_some()
-    }
-}
-
-/// A pattern that means itself byte for byte.
-fn plain_literal(patterns: &[Vec<u8>], cfg: &PatternConfig) -> Option<Vec<u8>> {
-    let [p] = patterns else { return None };
-    if p.is_empty() || cfg.ignore_case || cfg.word || cfg.line || p.contains(&cfg.terminator) {
-        return None;
-    }
-    if cfg.locale == samebytes_spec::Locale::Utf8 && std::str::from_utf8(p).is_err() {
-        return None;
-    }
-    let special: &[u8] = match cfg.syntax {
-        Syntax::Fixed => b"",
-        Syntax::Basic => b"\\[]*.^$",
-        Syntax::Extended => b"\\[]*.^$+?(){}|",
-    };
-    (!p.iter().any(|b| special.contains(b))).then(|| p.clone())
-}
-
 /// Output batched in one buffer.
 struct Sink<'a> {
     out: &'a mut dyn Write,
@@ -179,7 +143,6 @@ struct Search<'a, 'o> {
     opts: &'a GrepOptions,
     eff: Effective,
     env: &'a GrepEnv,
-    finder: Finder,
     matcher: &'a Matcher,
     terminator: u8,
     with_filename: bool,
@@ -380,7 +343,7 @@ impl Search<'_, '_> {
             // An empty match after the last terminator is in no line.
             // (Here pos < to, so buf[to - 1] exists.)
             let found = self
-                .finder
+                .matcher
                 .find(hay, pos)
                 .filter(|&m| m < to || buf[to - 1] != self.terminator);
             let (line_start, line_end) = match found {
@@ -521,7 +484,7 @@ impl Search<'_, '_> {
                 break;
             }
             at = (at + piece.len() as u64 + 1).min(base + part.len() as u64);
-            if self.finder.is_match(piece) != self.opts.invert {
+            if self.matcher.is_match(piece) != self.opts.invert {
                 st.selected += 1;
                 st.after_last_selected = at;
                 st.binary_selected = true;
@@ -762,25 +725,17 @@ pub fn run(
         terminator: if opts.null_data { 0 } else { b'\n' },
     };
     let patterns = patterns.unwrap_or_default();
-    let compiled = pattern::translate(&patterns, &pcfg).and_then(|t| {
-        for w in &t.warnings {
-            let _ = writeln!(stderr, "{program}: {w}");
+    let matcher = match Matcher::build(&patterns, &pcfg) {
+        Ok((m, warnings)) => {
+            for w in &warnings {
+                let _ = writeln!(stderr, "{program}: {w}");
+            }
+            m
         }
-        let matcher = Matcher::new(&t.source, &pcfg)?;
-        let finder = match plain_literal(&patterns, &pcfg) {
-            Some(lit) => Finder::Literal(Box::new(memmem::Finder::new(&lit).into_owned())),
-            None => Finder::Regex(pattern::compile(
-                &t.source,
-                &pcfg,
-                MatchKind::LeftmostFirst,
-            )?),
-        };
-        Ok((matcher, finder))
-    });
-    let (matcher, finder) = match compiled {
-        Ok(m) => m,
-        Err(message) => {
-            let _ = writeln!(stderr, "{program}: {message}");
+        Err(messages) => {
+            for m in &messages {
+                let _ = writeln!(stderr, "{program}: {m}");
+            }
             return 2;
         }
     };
@@ -795,7 +750,6 @@ pub fn run(
         opts: &opts,
         eff,
         env,
-        finder,
         matcher: &matcher,
         terminator: pcfg.terminator,
         with_filename,

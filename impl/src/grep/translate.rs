@@ -1,11 +1,10 @@
 //! GNU grep patterns (`-G` BRE, `-E` ERE, `-F` strings) translated to the
-//! syntax of the `regex` family (regex-syntax), and the compiled matcher.
+//! syntax of the `regex` family (regex-syntax), and compiled.
 //!
-//! The translation is shared by the spec and the implementation, as getopt
-//! is: it decides what a pattern means, and the conformance tests against
-//! GNU grep check it.  The differential tests then only have to prove that
-//! the implementation's fast search finds the same lines as the spec's
-//! line-at-a-time search with the same regex.
+//! This is the implementation's own reading of a pattern: the spec parses
+//! patterns itself (`samebytes_spec::grep::syntax`) and matches each line
+//! with its own matcher, so a mistake here shows up in every differential
+//! test.
 //!
 //! Rules, from the GNU grep manual and regex(7):
 //! - BRE: `\( \) \{ \} \| \+ \?` are operators and their plain forms are
@@ -24,37 +23,24 @@
 //!   class, `\W` and `\s` leave the terminator out, so the implementation
 //!   can search a whole buffer of lines without finding a match that spans
 //!   two.  Matching one line at a time, as the spec does, is unaffected.
-//! - `^ $ \` \'` match at line boundaries; `-w` and `-x` wrap the whole
-//!   alternation of patterns.
+//! - `^ $ \` \'` match at line boundaries; `-x` wraps the whole
+//!   alternation of patterns (`-w` is the matcher's own check).
 
 use regex_automata::meta::{self, Regex};
 use regex_automata::util::syntax;
 use regex_automata::MatchKind;
 
-use crate::text::decode_one;
-use crate::Locale;
+use crate::utf8::{self, Head};
+use samebytes_spec::grep::{PatternConfig, Syntax};
+use samebytes_spec::Locale;
 
-/// The three pattern syntaxes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Syntax {
-    #[default]
-    Basic,
-    Extended,
-    Fixed,
+/// The character at the start of `bytes`, if a valid one starts there.
+fn decode_one(bytes: &[u8]) -> Option<(u32, usize)> {
+    match utf8::head(bytes) {
+        Head::Char(c, n) => Some((c, n)),
+        Head::Invalid | Head::Incomplete => None,
+    }
 }
-
-/// Everything that changes what a pattern matches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PatternConfig {
-    pub syntax: Syntax,
-    pub ignore_case: bool,
-    pub word: bool,
-    pub line: bool,
-    pub locale: Locale,
-    /// `\n`, or `\0` with `-z`.
-    pub terminator: u8,
-}
-
 /// A translated pattern list.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Translation {
@@ -62,6 +48,11 @@ pub struct Translation {
     pub source: String,
     /// GNU's warnings, each a full stderr line without the program name.
     pub warnings: Vec<String>,
+    /// The regex is only a superset of what the patterns match: they hold
+    /// back-references, or (in UTF-8) word operators, whose word
+    /// constituents are glibc's and not regex-syntax's.  Each line it
+    /// finds must then be confirmed by glibc's own regex.
+    pub superset: bool,
 }
 
 /// The largest repetition count GNU accepts (RE_DUP_MAX).
@@ -73,9 +64,20 @@ const NEVER: &str = "[a&&b]";
 /// Translate the patterns (already split at newlines).  An empty list
 /// matches nothing; an empty pattern matches every line.  The error is
 /// GNU's message, without the program name.
-pub fn translate(patterns: &[Vec<u8>], cfg: &PatternConfig) -> Result<Translation, String> {
+/// `wide_dot`: `.` also takes glibc's long forms (glibc's reading, which
+/// GNU uses for `-o`, and for `-w` in UTF-8); otherwise GNU's DFA's.
+pub fn translate(
+    patterns: &[Vec<u8>],
+    cfg: &PatternConfig,
+    wide_dot: bool,
+) -> Result<Translation, Vec<String>> {
     let mut warnings = Vec::new();
     let mut branches = Vec::new();
+    // glibc's errors, for every pattern, come first; then the DFA's first
+    // error, after the warnings met before it.
+    let mut errors = Vec::new();
+    let mut dfa_error: Option<(String, usize)> = None;
+    let mut superset = false;
     for p in patterns {
         let src = match cfg.syntax {
             Syntax::Fixed => {
@@ -87,30 +89,56 @@ pub fn translate(patterns: &[Vec<u8>], cfg: &PatternConfig) -> Result<Translatio
                 }
                 s
             }
-            _ => Parser {
-                pat: p,
-                pos: 0,
-                cfg,
-                warnings: &mut warnings,
-                depth: 0,
+            _ => {
+                let mut parser = Parser {
+                    pat: p,
+                    pos: 0,
+                    cfg,
+                    warnings: &mut warnings,
+                    depth: 0,
+                    dfa_error: None,
+                    superset: &mut superset,
+                    wide_dot,
+                };
+                let parsed = parser.parse();
+                if let (Some(e), None) = (parser.dfa_error.take(), &dfa_error) {
+                    dfa_error = Some(e);
+                }
+                match parsed {
+                    Ok(s) => s,
+                    Err(e) => {
+                        errors.push(e);
+                        continue;
+                    }
+                }
             }
-            .parse()?,
         };
         branches.push(format!("(?:{src})"));
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    if let Some((e, before)) = dfa_error {
+        warnings.truncate(before);
+        warnings.push(e);
+        return Err(warnings);
     }
     let all = if branches.is_empty() {
         NEVER.to_string()
     } else {
         branches.join("|")
     };
+    // -w is the matcher's check, not part of the regex.
     let source = if cfg.line {
         format!("^(?:{all})$")
-    } else if cfg.word {
-        format!(r"\b{{start-half}}(?:{all})\b{{end-half}}")
     } else {
         all
     };
-    Ok(Translation { source, warnings })
+    Ok(Translation {
+        source,
+        warnings,
+        superset,
+    })
 }
 
 /// The length of the character at the start of `bytes`: a valid UTF-8
@@ -131,18 +159,61 @@ fn literal(p: &[u8], i: usize, cfg: &PatternConfig) -> String {
     match cfg.locale {
         Locale::C => format!(r"\x{b:02X}"),
         Locale::Utf8 => match decode_one(&p[i..]) {
-            Some((c, _)) => format!(r"\x{{{c:X}}}"),
-            None => format!(r"(?-u:\x{b:02X})"),
+            Some((c, _)) if c <= MAX_SCALAR => format!(r"\x{{{c:X}}}"),
+            // Beyond Unicode: glibc's long forms are matched as bytes.
+            Some((_, n)) => bytes_literal(&p[i..i + n]),
+            None => bytes_literal(&p[i..=i]),
         },
     }
 }
 
-/// The character at `p[i..]` as a bracket member.
-fn bracket_char(p: &[u8], i: usize, cfg: &PatternConfig) -> Result<(u32, usize), String> {
+/// The largest code point regex-syntax knows.
+const MAX_SCALAR: u32 = 0x10_FFFF;
+
+/// The characters glibc decodes beyond U+10FFFF (4-byte forms from
+/// U+110000, and the 5- and 6-byte forms, none overlong): a negated
+/// bracket, `\W` and `\S` match them too (`.` does not, as in GNU).
+const LONG_FORM: &str = r"(?-u:\xF4[\x90-\xBF][\x80-\xBF]{2}|[\xF5-\xF7][\x80-\xBF]{3}|\xF8[\x88-\xBF][\x80-\xBF]{3}|[\xF9-\xFB][\x80-\xBF]{4}|\xFC[\x84-\xBF][\x80-\xBF]{4}|\xFD[\x80-\xBF]{5})";
+
+fn bytes_literal(bytes: &[u8]) -> String {
+    let hex: String = bytes.iter().map(|b| format!(r"\x{b:02X}")).collect();
+    format!("(?-u:{hex})")
+}
+
+/// `class` (a character class that leaves the terminator out), plus the
+/// long forms in the UTF-8 locale.
+fn with_long_forms(class: String, cfg: &PatternConfig) -> String {
     match cfg.locale {
-        Locale::C => Ok((u32::from(p[i]), 1)),
-        Locale::Utf8 => decode_one(&p[i..])
-            .ok_or_else(|| "invalid byte in a bracket expression is not supported".to_string()),
+        Locale::C => class,
+        Locale::Utf8 => format!("(?:{class}|{LONG_FORM})"),
+    }
+}
+
+/// A bracket member that stands for no character: a byte that is an
+/// encoding error (glibc keeps only a bracket's single-byte characters).
+const NO_CHARACTER: u32 = u32::MAX;
+
+/// The character at `p[i..]` as a bracket member, and its length.
+fn bracket_char(p: &[u8], i: usize, cfg: &PatternConfig) -> (u32, usize) {
+    match cfg.locale {
+        Locale::C => (u32::from(p[i]), 1),
+        Locale::Utf8 => decode_one(&p[i..]).unwrap_or((NO_CHARACTER, 1)),
+    }
+}
+
+/// The upper case glibc orders a range's ends by with `-i`.
+fn upper_for_order(c: u32, cfg: &PatternConfig) -> u32 {
+    match cfg.locale {
+        Locale::C => u8::try_from(c).map_or(c, |b| u32::from(b.to_ascii_uppercase())),
+        Locale::Utf8 => char::from_u32(c)
+            .and_then(|ch| {
+                let mut up = ch.to_uppercase();
+                match (up.next(), up.next()) {
+                    (Some(u), None) => Some(u32::from(u)),
+                    _ => None,
+                }
+            })
+            .unwrap_or(c),
     }
 }
 
@@ -213,6 +284,14 @@ struct Parser<'a> {
     warnings: &'a mut Vec<String>,
     /// Open groups.
     depth: usize,
+    /// The DFA's error (reported only if glibc finds none).
+    /// The DFA's error (reported only if glibc finds none), and how many
+    /// warnings came before it.
+    dfa_error: Option<(String, usize)>,
+    /// Set when the translation had to widen the pattern.
+    superset: &'a mut bool,
+    /// `.` takes glibc's long forms.
+    wide_dot: bool,
 }
 
 /// What the previous piece of a branch was, for GNU's context rules.
@@ -235,7 +314,7 @@ impl Parser<'_> {
         self.pat.get(self.pos + k).copied()
     }
 
-    fn parse(mut self) -> Result<String, String> {
+    fn parse(&mut self) -> Result<String, String> {
         let src = self.alternation()?;
         if self.pos < self.pat.len() {
             // Only an unmatched close can stop the top level.
@@ -282,13 +361,19 @@ impl Parser<'_> {
         let mut seen_atom = false;
         let mut last_anchor_len = 0;
         while self.pos < self.pat.len() && !self.at_bar() && !self.at_close() {
-            if let Some((min, max, width, what)) = self.repetition()? {
+            if let Some((min, max, width, what)) = self.repetition(!seen_atom)? {
                 // GNU's DFA warns about a repetition while nothing but
                 // anchors precede it in the branch, and applies it to an
                 // anchor; with nothing at all before it, it is ignored.
                 if self.ere() && !seen_atom {
                     self.warnings
                         .push(format!("warning: {what} at start of expression"));
+                    if min > DUP_MAX || max.is_some_and(|m| m > DUP_MAX) {
+                        // The DFA's own check (glibc skips a leading brace).
+                        let before = self.warnings.len();
+                        self.dfa_error
+                            .get_or_insert(("regular expression too big".into(), before));
+                    }
                 }
                 match prev {
                     Prev::Atom | Prev::Caret if self.ere() || prev == Prev::Atom => {
@@ -334,15 +419,23 @@ impl Parser<'_> {
     }
 
     /// A repetition operator here: (min, max, width, name for warnings).
-    fn repetition(&self) -> Result<Option<Repetition>, String> {
+    /// `leading`: nothing but anchors precede it in the branch, where an
+    /// ERE interval is read as GNU's DFA reads it: an invalid one is a
+    /// literal brace, and its counts are checked later.
+    fn repetition(&self, leading: bool) -> Result<Option<Repetition>, String> {
         let c = self.peek(0);
         if self.ere() {
             return Ok(match c {
                 Some(b'*') => Some((0, None, 1, "*")),
                 Some(b'+') => Some((1, None, 1, "+")),
                 Some(b'?') => Some((0, Some(1), 1, "?")),
+                Some(b'{') if leading => self
+                    .interval(1, false, true)
+                    .ok()
+                    .flatten()
+                    .map(|(min, max, w)| (min, max, w, "{...}")),
                 Some(b'{') => self
-                    .interval(1, false)?
+                    .interval(1, false, false)?
                     .map(|(min, max, w)| (min, max, w, "{...}")),
                 _ => None,
             });
@@ -352,7 +445,7 @@ impl Parser<'_> {
             (Some(b'\\'), Some(b'+')) => Some((1, None, 2, "+")),
             (Some(b'\\'), Some(b'?')) => Some((0, Some(1), 2, "?")),
             (Some(b'\\'), Some(b'{')) => self
-                .interval(2, true)?
+                .interval(2, true, false)?
                 .map(|(min, max, w)| (min, max, w, "{...}")),
             _ => None,
         })
@@ -361,10 +454,12 @@ impl Parser<'_> {
     /// An interval whose opening brace is `open` bytes long: `{m}`, `{m,}`,
     /// `{,n}` or `{m,n}`.  In an ERE an invalid one is not an interval
     /// (the brace is literal); in a BRE it is an error.
+    /// `any_count`: leave counts past RE_DUP_MAX to the caller (clamped).
     fn interval(
         &self,
         open: usize,
         bre: bool,
+        any_count: bool,
     ) -> Result<Option<(u32, Option<u32>, usize)>, String> {
         let mut i = self.pos + open;
         let number = |i: &mut usize| -> Option<u64> {
@@ -401,11 +496,12 @@ impl Parser<'_> {
         if max.is_some_and(|m| m < min_v) {
             return Err("Invalid content of \\{\\}".into());
         }
-        if min_v > u64::from(DUP_MAX) || max.is_some_and(|m| m > u64::from(DUP_MAX)) {
+        let limit = u64::from(DUP_MAX);
+        if !any_count && (min_v > limit || max.is_some_and(|m| m > limit)) {
             return Err("Regular expression too big".into());
         }
-        let max_v = max;
-        Ok(Some((min_v as u32, max_v.map(|m| m as u32), width)))
+        let clamp = |v: u64| v.min(limit + 1) as u32;
+        Ok(Some((clamp(min_v), max.map(clamp), width)))
     }
 
     /// One atom: returns its regex and what kind of piece it was.
@@ -423,7 +519,13 @@ impl Parser<'_> {
             }
             b'.' => {
                 self.pos += 1;
-                Ok((format!("[^{}]", terminator_item(self.cfg)), Prev::Atom))
+                // GNU's DFA never takes one of glibc's long forms.
+                let any = format!("[^{}]", terminator_item(self.cfg));
+                if self.wide_dot {
+                    Ok((with_long_forms(any, self.cfg), Prev::Atom))
+                } else {
+                    Ok((any, Prev::Atom))
+                }
             }
             b'[' => Ok((self.bracket()?, Prev::Atom)),
             b'(' if ere => {
@@ -478,11 +580,26 @@ impl Parser<'_> {
             b'{' if !ere && (prev == Prev::Start || prev == Prev::Caret) => {
                 atom(literal(b"{", 0, self.cfg))
             }
+            // glibc's regex misses matches of back-references inside
+            // repetitions (docs/differences.md); an engine of our own is
+            // still to come.
             b'1'..=b'9' => Err("back-references are not supported".into()),
+            b'w' | b'W' | b'b' | b'B' | b'<' | b'>' if self.cfg.locale == Locale::Utf8 => {
+                // Any character for `\w` (never a long form: not alnum)
+                // and `\W`, no condition for the boundaries: glibc
+                // decides on the lines this wider regex finds, as GNU's
+                // DFA lets glibc decide on the lines it finds.
+                *self.superset = true;
+                match e {
+                    b'w' => atom(format!("[^{t}]")),
+                    b'W' => atom(with_long_forms(format!("[^{t}]"), self.cfg)),
+                    _ => anchor(""),
+                }
+            }
             b'w' => atom(r"\w".into()),
             b'W' => atom(format!(r"[^\w{t}]")),
             b's' => atom(format!(r"[\s&&[^{t}]]")),
-            b'S' => atom(format!(r"[^\s{t}]")),
+            b'S' => atom(with_long_forms(format!(r"[^\s{t}]"), self.cfg)),
             b'b' => anchor(r"\b"),
             b'B' => anchor(r"\B"),
             b'<' => anchor(r"\b{start}"),
@@ -508,6 +625,9 @@ impl Parser<'_> {
             i += 1;
         }
         let mut items = String::new();
+        let mut long_members: Vec<String> = Vec::new();
+        let mut ranged = false;
+        let first_at = i;
         let mut first = true;
         loop {
             let Some(&b) = p.get(i) else {
@@ -518,7 +638,8 @@ impl Parser<'_> {
                 break;
             }
             first = false;
-            if b == b'[' && matches!(p.get(i + 1), Some(b':' | b'=' | b'.')) {
+            let starts_range = |at: usize| p.get(at) == Some(&b'-') && p.get(at + 1) != Some(&b']');
+            let (c, n) = if b == b'[' && matches!(p.get(i + 1), Some(b':' | b'=' | b'.')) {
                 let kind = p[i + 1];
                 let body_start = i + 2;
                 let end = (body_start..p.len().saturating_sub(1))
@@ -531,22 +652,40 @@ impl Parser<'_> {
                         &posix_class(body, self.cfg.locale)
                             .ok_or_else(|| "Invalid character class name".to_string())?,
                     );
-                } else {
-                    // `[=c=]` and `[.c.]`: a single character stands for itself.
-                    let (c, n) = if body.is_empty() {
-                        return Err("Invalid collation character".into());
-                    } else {
-                        bracket_char(body, 0, self.cfg)?
-                    };
-                    if n != body.len() {
-                        return Err("Invalid collation character".into());
+                    if starts_range(i) {
+                        // A class cannot start a range.
+                        return Err("Invalid range end".into());
+                    }
+                    continue;
+                }
+                // `[=c=]` and `[.c.]`: one byte, a character, stands for
+                // itself (the C and C.UTF-8 locales define no longer
+                // collating elements).
+                let (c, n) = match body {
+                    [_] => bracket_char(body, 0, self.cfg),
+                    _ => return Err("Invalid collation character".into()),
+                };
+                if n != 1 || c == NO_CHARACTER {
+                    return Err("Invalid collation character".into());
+                }
+                if kind == b'=' {
+                    if starts_range(i) {
+                        // Nor can an equivalence class.
+                        return Err("Invalid range end".into());
                     }
                     items.push_str(&class_char(c, self.cfg.locale));
+                    continue;
                 }
-                continue;
-            }
-            let (c, n) = bracket_char(p, i, self.cfg)?;
-            i += n;
+                (c, 0)
+            } else {
+                if b == b'-' && i != first_at && p.get(i + 1) != Some(&b']') {
+                    // A `-` that is neither first, last, nor a range's end.
+                    return Err("Invalid range end".into());
+                }
+                let (c, n) = bracket_char(p, i, self.cfg);
+                i += n;
+                (c, n)
+            };
             // A range `a-z`, unless the `-` is last.
             if p.get(i) == Some(&b'-') && p.get(i + 1).is_some_and(|&x| x != b']') {
                 let (end, m) = if p[i + 1] == b'[' && p.get(i + 2) == Some(&b'.') {
@@ -554,38 +693,88 @@ impl Parser<'_> {
                     let close = (body_start..p.len().saturating_sub(1))
                         .find(|&k| p[k] == b'.' && p[k + 1] == b']')
                         .ok_or_else(|| UNMATCHED.to_string())?;
-                    let (e, len) = bracket_char(p, body_start, self.cfg)?;
-                    if body_start + len != close {
+                    let (e, len) = bracket_char(p, body_start, self.cfg);
+                    if close != body_start + 1 || len != 1 || e == NO_CHARACTER {
                         return Err("Invalid collation character".into());
                     }
                     (e, close + 2 - (i + 1))
+                } else if p[i + 1] == b'[' && matches!(p.get(i + 2), Some(b':' | b'=')) {
+                    return Err("Invalid range end".into());
                 } else {
-                    bracket_char(p, i + 1, self.cfg)?
+                    bracket_char(p, i + 1, self.cfg)
                 };
-                if end < c {
+                let order = |x| {
+                    if self.cfg.ignore_case {
+                        upper_for_order(x, self.cfg)
+                    } else {
+                        x
+                    }
+                };
+                if c == NO_CHARACTER || end == NO_CHARACTER || order(end) < order(c) {
                     return Err("Invalid range end".into());
                 }
                 i += 1 + m;
-                items.push_str(&format!(
-                    "{}-{}",
-                    class_char(c, self.cfg.locale),
-                    class_char(end, self.cfg.locale)
-                ));
+                ranged = true;
+                // regex-syntax stops at U+10FFFF; a range that reaches the
+                // long forms keeps only its Unicode part.
+                // With -i in UTF-8 glibc decides, on upcased text and an
+                // upcased range: `[A-z]` is `[A-Z]` there (the regex then
+                // folds case itself).  GNU's C locale DFA keeps the range.
+                let (lo, hi) = if self.cfg.ignore_case && self.cfg.locale == Locale::Utf8 {
+                    (order(c), order(end))
+                } else {
+                    (c, end)
+                };
+                if lo <= MAX_SCALAR {
+                    items.push_str(&format!(
+                        "{}-{}",
+                        class_char(lo, self.cfg.locale),
+                        class_char(hi.min(MAX_SCALAR), self.cfg.locale)
+                    ));
+                }
+                continue;
+            }
+            if c == NO_CHARACTER {
+                continue;
+            }
+            if c > MAX_SCALAR && self.cfg.locale == Locale::Utf8 {
+                long_members.push(bytes_literal(&p[i - n..i]));
                 continue;
             }
             items.push_str(&class_char(c, self.cfg.locale));
         }
         // `[:alpha:]` written without the outer brackets.
         let inner = &p[start + 1..i - 1];
-        if inner.len() >= 2 && inner[0] == b':' && inner[inner.len() - 1] == b':' {
-            return Err("character class syntax is [[:space:]], not [:space:]".into());
+        if !negated
+            && !ranged
+            && inner.len() >= 2
+            && inner[0] == b':'
+            && inner[inner.len() - 1] == b':'
+            && inner.iter().any(|&b| b != b':')
+        {
+            let before = self.warnings.len();
+            self.dfa_error.get_or_insert((
+                "character class syntax is [[:space:]], not [:space:]".into(),
+                before,
+            ));
         }
         self.pos = i;
+        let t = terminator_item(self.cfg);
         Ok(if negated {
-            format!("[^{items}{}]", terminator_item(self.cfg))
+            // (A long-form member of a negated bracket is not left out:
+            // docs/differences.md, long-form-in-negated-bracket.)
+            with_long_forms(format!("[^{items}{t}]"), self.cfg)
         } else {
             // A class may name the terminator (`[[:space:]]`, a range).
-            format!("[[{items}]&&[^{}]]", terminator_item(self.cfg))
+            let mut alternatives = long_members;
+            if !items.is_empty() {
+                alternatives.insert(0, format!("[[{items}]&&[^{t}]]"));
+            }
+            if alternatives.is_empty() {
+                NEVER.to_string()
+            } else {
+                format!("(?:{})", alternatives.join("|"))
+            }
         })
     }
 }

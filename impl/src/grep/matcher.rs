@@ -1,0 +1,485 @@
+//! The matcher: it only finds matches.  The searcher hands it a buffer of
+//! whole lines and asks where the next selected line has a match; `-o`
+//! asks for the matches in one line.
+//!
+//! - The candidates come from memchr's memmem for a plain literal, the
+//!   regex of [`translate`](super::translate) otherwise.  That
+//!   translation keeps every match inside one line, so a whole buffer is
+//!   searched at once.
+//! - `-w` is GNU's rule, not a regex: the pattern is searched without it,
+//!   and each line with a candidate is checked as GNU's `EGexecute` does
+//!   (the leftmost start whose longest match, or a shorter non-empty one,
+//!   has no word constituent on either side; failing that, the next
+//!   start).  A `-w` match is a match, so the candidates miss no line.
+
+use memchr::memmem;
+use regex_automata::meta::Regex;
+use regex_automata::{Anchored, Input, MatchKind};
+use samebytes_spec::grep::{PatternConfig, Syntax};
+use samebytes_spec::Locale;
+
+use super::translate;
+use crate::sys::GnuRegex;
+use crate::utf8::{self, Head};
+use crate::wc::classes;
+
+pub struct Matcher {
+    /// A plain literal's finder, when the pattern is one.
+    literal: Option<memmem::Finder<'static>>,
+    /// The patterns as one regex (a superset when `exact` is set), in the
+    /// DFA's reading: it finds the candidates and selects lines.
+    regex: RegexEngine,
+    /// The same in glibc's reading (`.` takes long forms too), for `-o`
+    /// and `-w` in UTF-8; `None` when the two are the same regex.
+    regex_wide: Option<RegexEngine>,
+    /// When the regex is a superset: an exact engine for each pattern,
+    /// which confirms each line the regex finds, as in GNU's
+    /// dfa-then-regex.  glibc's regex for a pattern that needs it (the
+    /// one GNU asks), the pattern's own regex for the others.
+    exact: Option<Vec<PatternEngine>>,
+    word: bool,
+    line: bool,
+    /// Each line the candidate search finds must be checked: `-w`, an
+    /// exact engine, or (in UTF-8) a pattern byte that is no character,
+    /// which the regex may match inside a character, where no match may
+    /// start.
+    check_lines: bool,
+    /// A match may start inside a character: GNU searches a list of plain
+    /// strings bytewise (it matters to the empty string and to stray
+    /// bytes); its regex engines start only at character boundaries.
+    byte_starts: bool,
+    terminator: u8,
+    locale: Locale,
+}
+
+/// glibc's syntax bits for GNU grep's `-G` and `-E` (gnulib's
+/// RE_SYNTAX_GREP and RE_SYNTAX_EGREP), and RE_ICASE.
+mod syntax_bits {
+    const CHAR_CLASSES: u64 = 1 << 2;
+    const CONTEXT_INDEP_ANCHORS: u64 = 1 << 3;
+    const CONTEXT_INDEP_OPS: u64 = 1 << 4;
+    const DOT_NEWLINE: u64 = 1 << 6;
+    const INTERVALS: u64 = 1 << 9;
+    const NEWLINE_ALT: u64 = 1 << 11;
+    const NO_BK_BRACES: u64 = 1 << 12;
+    const NO_BK_PARENS: u64 = 1 << 13;
+    const NO_BK_VBAR: u64 = 1 << 15;
+    const NO_EMPTY_RANGES: u64 = 1 << 16;
+    const UNMATCHED_RIGHT_PAREN_ORD: u64 = 1 << 17;
+    const INVALID_INTERVAL_ORD: u64 = 1 << 21;
+    pub const ICASE: u64 = 1 << 22;
+    const BK_PLUS_QM: u64 = 1 << 1;
+    /// POSIX_COMMON without DOT_NOT_NULL.
+    const COMMON: u64 = CHAR_CLASSES | DOT_NEWLINE | INTERVALS | NO_EMPTY_RANGES;
+    pub const GREP: u64 = COMMON | BK_PLUS_QM | NEWLINE_ALT;
+    pub const EGREP: u64 = COMMON
+        | CONTEXT_INDEP_ANCHORS
+        | CONTEXT_INDEP_OPS
+        | NO_BK_BRACES
+        | NO_BK_PARENS
+        | NO_BK_VBAR
+        | UNMATCHED_RIGHT_PAREN_ORD
+        | INVALID_INTERVAL_ORD
+        | NEWLINE_ALT;
+}
+
+/// What the match rules need of an engine.
+trait Engine {
+    /// The leftmost match at or after `from`: its start, and its end
+    /// (the longest at that start).
+    fn leftmost(&self, line: &[u8], from: usize) -> Option<(usize, usize)>;
+    /// The end of the longest match at `start` within `line[..limit]`.
+    fn longest_end(&self, line: &[u8], start: usize, limit: usize) -> Option<usize>;
+}
+
+enum PatternEngine {
+    Gnu(GnuRegex),
+    /// The DFA's reading and glibc's (if different).
+    Regex(RegexEngine, Option<RegexEngine>),
+}
+
+impl PatternEngine {
+    fn engine(&self, wide: bool) -> &dyn Engine {
+        match self {
+            PatternEngine::Gnu(r) => r,
+            PatternEngine::Regex(_, Some(w)) if wide => w,
+            PatternEngine::Regex(narrow, _) => narrow,
+        }
+    }
+}
+
+/// The patterns as one alternation, as GNU compiles them: the leftmost
+/// start of any, the longest end of any there.  `.1`: glibc's reading.
+struct Joint<'a>(&'a [PatternEngine], bool);
+
+impl Engine for Joint<'_> {
+    fn leftmost(&self, line: &[u8], from: usize) -> Option<(usize, usize)> {
+        let mut best: Option<(usize, usize)> = None;
+        for p in self.0 {
+            if let Some((s, e)) = p.engine(self.1).leftmost(line, from) {
+                if best.is_none_or(|(bs, be)| s < bs || (s == bs && e > be)) {
+                    best = Some((s, e));
+                }
+            }
+        }
+        best
+    }
+
+    fn longest_end(&self, line: &[u8], start: usize, limit: usize) -> Option<usize> {
+        self.0
+            .iter()
+            .filter_map(|p| p.engine(self.1).longest_end(line, start, limit))
+            .max()
+    }
+}
+
+struct RegexEngine {
+    /// Leftmost-first: where the first match starts.
+    first: Regex,
+    /// All matches: the longest match at an anchored start.
+    longest: Regex,
+}
+
+impl Engine for RegexEngine {
+    fn leftmost(&self, line: &[u8], from: usize) -> Option<(usize, usize)> {
+        let m = self.first.search(&Input::new(line).range(from..))?;
+        let end = self
+            .longest_end(line, m.start(), line.len())
+            .unwrap_or(m.end());
+        Some((m.start(), end.max(m.end())))
+    }
+
+    /// The assertions still see the whole line.
+    fn longest_end(&self, line: &[u8], start: usize, limit: usize) -> Option<usize> {
+        let input = Input::new(line).range(start..limit).anchored(Anchored::Yes);
+        self.longest.search(&input).map(|m| m.end())
+    }
+}
+
+impl Engine for GnuRegex {
+    fn leftmost(&self, line: &[u8], from: usize) -> Option<(usize, usize)> {
+        self.search(line, from)
+    }
+
+    /// As GNU asks glibc: the line cut at `limit`.
+    fn longest_end(&self, line: &[u8], start: usize, limit: usize) -> Option<usize> {
+        self.match_len(line, start, limit).map(|n| start + n)
+    }
+}
+
+impl Matcher {
+    /// Compile the patterns; the warnings to print, or the lines of the
+    /// errors (warnings met before a DFA error first).
+    pub fn build(
+        patterns: &[Vec<u8>],
+        cfg: &PatternConfig,
+    ) -> Result<(Matcher, Vec<String>), Vec<String>> {
+        // As GNU does, glibc compiles every pattern first: its errors are
+        // GNU's, for every pattern that has one.
+        let bits = match cfg.syntax {
+            Syntax::Fixed => None,
+            Syntax::Basic => Some(syntax_bits::GREP),
+            Syntax::Extended => Some(syntax_bits::EGREP),
+        }
+        .map(|b| {
+            b | if cfg.ignore_case {
+                syntax_bits::ICASE
+            } else {
+                0
+            }
+        });
+        let mut compiled = Vec::new();
+        if let Some(bits) = bits {
+            let mut errors = Vec::new();
+            for p in patterns {
+                match GnuRegex::compile(p, bits, cfg.locale == Locale::Utf8) {
+                    Ok(r) => compiled.push(r),
+                    Err(e) => errors.push(e),
+                }
+            }
+            if !errors.is_empty() {
+                return Err(errors);
+            }
+        }
+        // The regexes leave -w out: it is checked line by line.
+        let plain = PatternConfig {
+            word: false,
+            ..*cfg
+        };
+        let t = translate::translate(patterns, &plain, false)?;
+        let (regex, regex_wide) = readings(patterns, &t.source, &plain)?;
+        let exact = if t.superset {
+            let mut engines = Vec::new();
+            for (p, gnu) in patterns.iter().zip(compiled) {
+                let one = translate::translate(std::slice::from_ref(p), &plain, false)?;
+                engines.push(if one.superset {
+                    PatternEngine::Gnu(gnu)
+                } else {
+                    let (narrow, wide) = readings(std::slice::from_ref(p), &one.source, &plain)?;
+                    PatternEngine::Regex(narrow, wide)
+                });
+            }
+            Some(engines)
+        } else {
+            None
+        };
+        let matcher = Matcher {
+            literal: plain_literal(patterns, &plain).map(|l| memmem::Finder::new(&l).into_owned()),
+            regex,
+            regex_wide,
+            check_lines: cfg.word
+                || exact.is_some()
+                || (cfg.locale == Locale::Utf8 && patterns.iter().any(|p| !utf8::is_valid(p))),
+            byte_starts: plain_strings(patterns, cfg),
+            exact,
+            word: cfg.word,
+            line: cfg.line,
+            terminator: cfg.terminator,
+            locale: cfg.locale,
+        };
+        Ok((matcher, t.warnings))
+    }
+
+    /// Where the first match of the pattern (without `-w`, and a superset
+    /// when `exact` is set) in `hay[from..]` starts.
+    fn candidate(&self, hay: &[u8], from: usize) -> Option<usize> {
+        match &self.literal {
+            Some(f) => f.find(&hay[from..]).map(|p| from + p),
+            None => self
+                .regex
+                .first
+                .search(&Input::new(hay).span(from..hay.len()))
+                .map(|m| m.start()),
+        }
+    }
+
+    /// A position, in the first line of `hay[from..]` that has a match, at
+    /// or after that match's start.  `from` is a line start.
+    pub fn find(&self, hay: &[u8], from: usize) -> Option<usize> {
+        let mut pos = from;
+        loop {
+            let m = self.candidate(hay, pos)?;
+            if !self.check_lines {
+                return Some(m);
+            }
+            let t = self.terminator;
+            let start = memchr::memrchr(t, &hay[pos..m]).map_or(pos, |p| pos + p + 1);
+            let end = memchr::memchr(t, &hay[m..]).map_or(hay.len(), |p| m + p);
+            // No match starts in the line before m, so the check starts there.
+            if self
+                .first_match(&hay[start..end], m - start, false)
+                .is_some()
+            {
+                return Some(m);
+            }
+            if end >= hay.len() {
+                return None;
+            }
+            pos = end + 1;
+        }
+    }
+
+    pub fn is_match(&self, line: &[u8]) -> bool {
+        self.find(line, 0).is_some()
+    }
+
+    /// The matches `-o` prints in a line, as (start, end): each search
+    /// starting where the last match ended, an empty match moving on one
+    /// byte and not reported.
+    pub fn matches(&self, line: &[u8]) -> Vec<(usize, usize)> {
+        let mut found = Vec::new();
+        let mut at = 0;
+        while at < line.len() {
+            let Some((start, end)) = self.first_match(line, at, true) else {
+                break;
+            };
+            if start == line.len() {
+                break;
+            }
+            if end == start {
+                at = start + 1;
+            } else {
+                found.push((start, end));
+                at = end;
+            }
+        }
+        found
+    }
+
+    /// The first match at or after `from`, to select the line (`report`
+    /// false) or to print it with `-o` (true).  GNU's DFA selects, and
+    /// glibc's reading decides `-w` in UTF-8 and where `-o`'s matches are.
+    fn first_match(&self, line: &[u8], from: usize, report: bool) -> Option<(usize, usize)> {
+        let wide = report || (self.word && self.locale == Locale::Utf8);
+        let Some(exact) = &self.exact else {
+            // The regex holds -x itself.
+            let regex = match (&self.regex_wide, wide) {
+                (Some(w), true) => w,
+                _ => &self.regex,
+            };
+            return self.engine_match(regex, line, from, false);
+        };
+        if self.line {
+            // Each pattern's own regex holds -x; glibc's is told.
+            return exact.iter().find_map(|p| {
+                let glibc = matches!(p, PatternEngine::Gnu(_));
+                self.engine_match(p.engine(wide), line, from, glibc)
+            });
+        }
+        self.engine_match(&Joint(exact, wide), line, from, false)
+    }
+
+    /// One engine's first match at or after `from`, by GNU's rules for
+    /// `-x` (`whole_line`) and `-w`.
+    fn engine_match(
+        &self,
+        engine: &dyn Engine,
+        line: &[u8],
+        from: usize,
+        whole_line: bool,
+    ) -> Option<(usize, usize)> {
+        if whole_line {
+            let full = from == 0 && engine.leftmost(line, 0) == Some((0, line.len()));
+            return full.then_some((0, line.len()));
+        }
+        let mut from = from;
+        while from <= line.len() {
+            let (start, mut end) = engine.leftmost(line, from)?;
+            if !self.byte_starts && !self.is_boundary(line, start) {
+                from = start + 1;
+                continue;
+            }
+            if !self.word {
+                return Some((start, end));
+            }
+            let clear_before = !self.word_before(line, start);
+            loop {
+                if clear_before && !self.word_at(line, end) {
+                    return Some((start, end));
+                }
+                if end == start {
+                    break;
+                }
+                // A shorter match, but not an empty one.
+                match engine.longest_end(line, start, end - 1) {
+                    Some(e) if e > start => end = e,
+                    _ => break,
+                }
+            }
+            from = start + 1;
+        }
+        None
+    }
+
+    /// Does a character (or an encoding error) of the line, decoded from
+    /// its start, begin at `at`?  Only there may a match start.
+    fn is_boundary(&self, line: &[u8], at: usize) -> bool {
+        if self.locale == Locale::C || at == 0 || at >= line.len() {
+            return true;
+        }
+        match self.unit_holding(line, at - 1) {
+            Some((start, n)) => start + n == at,
+            None => true,
+        }
+    }
+
+    /// The character holding byte `last`, as (start, length), or `None`
+    /// when that byte is an encoding error.  Its start is the nearest byte
+    /// at or before `last` that is not a continuation byte, if what starts
+    /// there reaches `last`: a byte that starts a character is inside no
+    /// other one.
+    fn unit_holding(&self, line: &[u8], last: usize) -> Option<(usize, usize)> {
+        let lowest = last.saturating_sub(5);
+        let start = (lowest..=last).rev().find(|&k| line[k] & 0xc0 != 0x80)?;
+        match utf8::head(&line[start..]) {
+            Head::Char(_, n) if start + n > last => Some((start, n)),
+            _ => None,
+        }
+    }
+
+    fn is_word(&self, head: Head) -> bool {
+        match head {
+            Head::Char(c, _) if c < 0x80 => c as u8 == b'_' || (c as u8).is_ascii_alphanumeric(),
+            Head::Char(c, _) => self.locale == Locale::Utf8 && classes::class_of(c).is_word(),
+            Head::Invalid | Head::Incomplete => false,
+        }
+    }
+
+    fn head_at(&self, line: &[u8], at: usize) -> Head {
+        match self.locale {
+            Locale::C => Head::Char(u32::from(line[at]), 1),
+            Locale::Utf8 => utf8::head(&line[at..]),
+        }
+    }
+
+    /// Is the character at `at` a word constituent?
+    fn word_at(&self, line: &[u8], at: usize) -> bool {
+        at < line.len() && self.is_word(self.head_at(line, at))
+    }
+
+    /// Is the character that holds byte `at - 1` a word constituent?  (An
+    /// encoding error is not.)
+    fn word_before(&self, line: &[u8], at: usize) -> bool {
+        if at == 0 {
+            return false;
+        }
+        if self.locale == Locale::C {
+            return self.word_at(line, at - 1);
+        }
+        self.unit_holding(line, at - 1)
+            .is_some_and(|(start, _)| self.is_word(utf8::head(&line[start..])))
+    }
+}
+
+/// The regexes of some patterns in the DFA's reading (`narrow`, already
+/// translated) and in glibc's, if that differs.
+fn readings(
+    patterns: &[Vec<u8>],
+    narrow: &str,
+    cfg: &PatternConfig,
+) -> Result<(RegexEngine, Option<RegexEngine>), Vec<String>> {
+    let engine = |source: &str| -> Result<RegexEngine, Vec<String>> {
+        let compile = |kind| translate::compile(source, cfg, kind).map_err(|e| vec![e]);
+        Ok(RegexEngine {
+            first: compile(MatchKind::LeftmostFirst)?,
+            longest: compile(MatchKind::All)?,
+        })
+    };
+    let wide = translate::translate(patterns, cfg, true)?.source;
+    let wide = if wide == narrow {
+        None
+    } else {
+        Some(engine(&wide)?)
+    };
+    Ok((engine(narrow)?, wide))
+}
+
+/// Would GNU search these patterns as plain strings: `-F`, or no
+/// special character in any (with `-i`, only ASCII ones)?
+fn plain_strings(patterns: &[Vec<u8>], cfg: &PatternConfig) -> bool {
+    patterns.iter().all(|p| {
+        let special = |b: &u8| match cfg.syntax {
+            Syntax::Fixed => false,
+            Syntax::Basic => b"\\[*.^$".contains(b),
+            Syntax::Extended => b"\\[*.^$+?(){}|".contains(b),
+        };
+        !p.iter().any(special) && (!cfg.ignore_case || p.is_ascii())
+    })
+}
+
+/// A pattern that means itself byte for byte.
+fn plain_literal(patterns: &[Vec<u8>], cfg: &PatternConfig) -> Option<Vec<u8>> {
+    let [p] = patterns else { return None };
+    if p.is_empty() || cfg.ignore_case || cfg.word || cfg.line || p.contains(&cfg.terminator) {
+        return None;
+    }
+    if cfg.locale == Locale::Utf8 && std::str::from_utf8(p).is_err() {
+        return None;
+    }
+    let special: &[u8] = match cfg.syntax {
+        Syntax::Fixed => b"",
+        Syntax::Basic => b"\\[]*.^$",
+        Syntax::Extended => b"\\[]*.^$+?(){}|",
+    };
+    (!p.iter().any(|b| special.contains(b))).then(|| p.clone())
+}
