@@ -18,7 +18,7 @@ use regex_automata::{Anchored, Input, MatchKind};
 use samebytes_spec::grep::{PatternConfig, Syntax};
 use samebytes_spec::Locale;
 
-use super::translate;
+use super::translate::{self, Reading};
 use crate::sys::GnuRegex;
 use crate::utf8::{self, Head};
 use crate::wc::classes;
@@ -37,6 +37,9 @@ pub struct Matcher {
     /// dfa-then-regex.  glibc's regex for a pattern that needs it (the
     /// one GNU asks), the pattern's own regex for the others.
     exact: Option<Vec<PatternEngine>>,
+    /// With `exact`: the patterns with regex-syntax's word operators,
+    /// which are GNU's on a line of ASCII, and spare glibc those lines.
+    ascii_exact: Option<RegexEngine>,
     word: bool,
     line: bool,
     /// Each line the candidate search finds must be checked: `-w`, an
@@ -206,12 +209,18 @@ impl Matcher {
             word: false,
             ..*cfg
         };
-        let t = translate::translate(patterns, &plain, false)?;
+        let t = translate::translate(patterns, &plain, Reading::Dfa)?;
         let (regex, regex_wide) = readings(patterns, &t.source, &plain)?;
+        let ascii_exact = if t.superset {
+            let ascii = translate::translate(patterns, &plain, Reading::Ascii)?;
+            Some(readings(patterns, &ascii.source, &plain)?.0)
+        } else {
+            None
+        };
         let exact = if t.superset {
             let mut engines = Vec::new();
             for (p, gnu) in patterns.iter().zip(compiled) {
-                let one = translate::translate(std::slice::from_ref(p), &plain, false)?;
+                let one = translate::translate(std::slice::from_ref(p), &plain, Reading::Dfa)?;
                 engines.push(if one.superset {
                     PatternEngine::Gnu(gnu)
                 } else {
@@ -232,6 +241,7 @@ impl Matcher {
                 || (cfg.locale == Locale::Utf8 && patterns.iter().any(|p| !utf8::is_valid(p))),
             byte_starts: plain_strings(patterns, cfg),
             exact,
+            ascii_exact,
             word: cfg.word,
             line: cfg.line,
             terminator: cfg.terminator,
@@ -319,6 +329,10 @@ impl Matcher {
             };
             return self.engine_match(regex, line, from, false);
         };
+        if let (Some(ascii), true) = (&self.ascii_exact, line.is_ascii()) {
+            // No long form here, so one reading serves; it holds -x.
+            return self.engine_match(ascii, line, from, false);
+        }
         if self.line {
             // Each pattern's own regex holds -x; glibc's is told.
             return exact.iter().find_map(|p| {
@@ -445,7 +459,7 @@ fn readings(
             longest: compile(MatchKind::All)?,
         })
     };
-    let wide = translate::translate(patterns, cfg, true)?.source;
+    let wide = translate::translate(patterns, cfg, Reading::Glibc)?.source;
     let wide = if wide == narrow {
         None
     } else {

@@ -64,12 +64,24 @@ const NEVER: &str = "[a&&b]";
 /// Translate the patterns (already split at newlines).  An empty list
 /// matches nothing; an empty pattern matches every line.  The error is
 /// GNU's message, without the program name.
-/// `wide_dot`: `.` also takes glibc's long forms (glibc's reading, which
-/// GNU uses for `-o`, and for `-w` in UTF-8); otherwise GNU's DFA's.
+/// How a translation reads the pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// GNU's DFA: `.` never takes a long form; in UTF-8 the word
+    /// operators are widened away (a superset, confirmed by glibc).
+    Dfa,
+    /// glibc's: `.` takes glibc's long forms too (GNU's `-o`, and `-w` in
+    /// UTF-8); word operators widened as in `Dfa`.
+    Glibc,
+    /// The word operators as regex-syntax's: exact on a line of ASCII,
+    /// where its word characters are GNU's.
+    Ascii,
+}
+
 pub fn translate(
     patterns: &[Vec<u8>],
     cfg: &PatternConfig,
-    wide_dot: bool,
+    reading: Reading,
 ) -> Result<Translation, Vec<String>> {
     let mut warnings = Vec::new();
     let mut branches = Vec::new();
@@ -98,7 +110,7 @@ pub fn translate(
                     depth: 0,
                     dfa_error: None,
                     superset: &mut superset,
-                    wide_dot,
+                    reading,
                 };
                 let parsed = parser.parse();
                 if let (Some(e), None) = (parser.dfa_error.take(), &dfa_error) {
@@ -290,8 +302,7 @@ struct Parser<'a> {
     dfa_error: Option<(String, usize)>,
     /// Set when the translation had to widen the pattern.
     superset: &'a mut bool,
-    /// `.` takes glibc's long forms.
-    wide_dot: bool,
+    reading: Reading,
 }
 
 /// What the previous piece of a branch was, for GNU's context rules.
@@ -521,7 +532,7 @@ impl Parser<'_> {
                 self.pos += 1;
                 // GNU's DFA never takes one of glibc's long forms.
                 let any = format!("[^{}]", terminator_item(self.cfg));
-                if self.wide_dot {
+                if self.reading == Reading::Glibc {
                     Ok((with_long_forms(any, self.cfg), Prev::Atom))
                 } else {
                     Ok((any, Prev::Atom))
@@ -584,7 +595,9 @@ impl Parser<'_> {
             // repetitions (docs/differences.md); an engine of our own is
             // still to come.
             b'1'..=b'9' => Err("back-references are not supported".into()),
-            b'w' | b'W' | b'b' | b'B' | b'<' | b'>' if self.cfg.locale == Locale::Utf8 => {
+            b'w' | b'W' | b'b' | b'B' | b'<' | b'>'
+                if self.cfg.locale == Locale::Utf8 && self.reading != Reading::Ascii =>
+            {
                 // Any character for `\w` (never a long form: not alnum)
                 // and `\W`, no condition for the boundaries: glibc
                 // decides on the lines this wider regex finds, as GNU's
