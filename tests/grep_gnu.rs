@@ -44,6 +44,9 @@ fn excluded(case: &GrepCase) -> Option<&'static str> {
         // but its regex finds no match for `-o`.
         return Some("ere-leading-brace");
     }
+    if case.args.iter().any(|a| backref_after_repeated_group(a)) {
+        return Some("glibc-backref-misses");
+    }
     match parse_args(&case.args, &case.env()) {
         Invocation::Exit(o) if o.status == 0 => Some("help-and-version-text"),
         Invocation::Exit(o) if o.stderr.ends_with(b" is not supported\n") => Some("refused-option"),
@@ -52,6 +55,29 @@ fn excluded(case: &GrepCase) -> Option<&'static str> {
         }
         _ => None,
     }
+}
+
+/// A back-reference in a pattern where a group is repeated: glibc's regex,
+/// which GNU asks for back-references, misses matches there
+/// (docs/differences.md, glibc-backref-misses).  Read off the bytes,
+/// for both syntaxes: a `\\N`, and a group's close followed by a
+/// repetition.
+fn backref_after_repeated_group(arg: &[u8]) -> bool {
+    let backref = arg
+        .windows(2)
+        .any(|w| w[0] == b'\\' && (b'1'..=b'9').contains(&w[1]));
+    let repeated = (0..arg.len()).any(|i| {
+        let rest = &arg[i..];
+        let after = match rest {
+            [b'\\', b')', after @ ..] | [b')', after @ ..] => after,
+            _ => return false,
+        };
+        matches!(
+            after,
+            [b'*' | b'+' | b'?' | b'{', ..] | [b'\\', b'+' | b'?' | b'{', ..]
+        )
+    });
+    backref && repeated
 }
 
 /// Context with an input holding a line with an encoding error: if that
@@ -261,13 +287,14 @@ fn max_count_leaves_stdin_after_the_last_selected_line() {
 /// syntax errors (glibc's messages, every pattern's), warnings, word
 /// constituents from the C library, `-w` by GNU's rule, encoding errors
 /// and glibc's long forms, `-z` records.  The spec must give GNU's bytes
-/// and status, and the binary's library the spec's.  Back-references are
-/// the spec's alone for now (the binary refuses them): only the spec is
-/// compared with GNU on those.
+/// and status, and the binary's library the spec's.  Back-references
+/// where glibc misses matches (docs/differences.md) are compared between
+/// the spec and the binary only.
 #[test]
 fn gnu_dialect_edges_agree_with_the_spec_and_the_implementation() {
     let text: &[u8] = b"_\xf8\x88\x80\x80\x80\nze\xcc\x81\ne\xcc\x81x\nabcabc\nabab\nxyzzy\n_x\nba\n\xff\na\xff\na\x80\n\
-        \xf8\x88\x80\x80\x80\n\xf4\x90\x80\x80\n a{1}\n1}a\nx\n\n-a\n\xc5\xbf\nS\n";
+        \xf8\x88\x80\x80\x80\n\xf4\x90\x80\x80\n a{1}\n1}a\nx\n\n-a\n\xc5\xbf\nS\n\
+        \xf8\x88\x80\x80\x80  \nxay x\xf8\x88\x80\x80\x80\n";
     let e = |p: &[u8]| vec![b"-e".to_vec(), p.to_vec()];
     let with = |opts: &[&[u8]], p: &[u8]| {
         let mut a: Vec<Vec<u8>> = opts.iter().map(|o| o.to_vec()).collect();
@@ -275,7 +302,7 @@ fn gnu_dialect_edges_agree_with_the_spec_and_the_implementation() {
         a
     };
     let mut table: Vec<(Vec<Vec<u8>>, bool)> = Vec::new();
-    let both = true;
+    let gnu_too = true;
     for p in [
         &b"a{}"[..],
         b"a[1-3-5]c",
@@ -307,7 +334,7 @@ fn gnu_dialect_edges_agree_with_the_spec_and_the_implementation() {
         b"[\x80-z]",
         b"a[\x80]b",
     ] {
-        table.push((with(&[b"-E"], p), both));
+        table.push((with(&[b"-E"], p), gnu_too));
     }
     for p in [
         &b"a\\{1"[..],
@@ -328,7 +355,7 @@ fn gnu_dialect_edges_agree_with_the_spec_and_the_implementation() {
         b"^\\S$",
         b"^\\W$",
     ] {
-        table.push((with(&[], p), both));
+        table.push((with(&[], p), gnu_too));
     }
     for (opts, p) in [
         (&[&b"-w"[..]][..], &b"ze"[..]),
@@ -345,17 +372,43 @@ fn gnu_dialect_edges_agree_with_the_spec_and_the_implementation() {
         // `.` takes glibc's long forms only where GNU asks glibc.
         (&[b"-o"], b"\\w\\{0,1\\}."),
         (&[b"-o"], b"_\\{0,1\\}."),
+        // GNU's DFA runs -x patterns anchored before it asks glibc, and
+        // -w ones unwrapped.
+        (&[b"-x", b"-E"], b".+(\\W+){1,2}"),
+        (&[b"-w"], b"x."),
     ] {
-        table.push((with(opts, p), both));
+        table.push((with(opts, p), gnu_too));
     }
-    // Back-references: the spec against GNU only.
-    for p in [&b"\\(ab*\\)c\\1"[..], b"\\(a\\)\\1", b"\\(b\\)\\1*"] {
-        table.push((with(&[b"-o"], p), false));
+    // Back-references: every option that changes how a match is chosen.
+    for (opts, p) in [
+        (&[&b"-o"[..]][..], &b"\\(ab*\\)c\\1"[..]),
+        (&[b"-o"], b"\\(a\\)\\1"),
+        (&[b"-o"], b"\\(b\\)\\1*"),
+        (&[b"-E", b"-c"], b"(a|x)(b|y)\\2"),
+        (&[b"-E", b"-o"], b"(ab|a)(c|bcd)\\2"),
+        (&[b"-w"], b"\\(ab\\)\\1"),
+        (&[b"-x"], b"\\(.*\\)\\1"),
+        (&[b"-i", b"-o"], b"\\(.\\)\\1"),
+        (&[b"-o"], b"\\(z*\\)y\\1"),
+        (&[b"-E", b"-o"], b"(a)|b\\1"),
+        (&[b"-o"], b"\\(\\w\\)\\1"),
+        (&[b"-o"], b"\\(\\<.\\).\\1"),
+        (&[b"-n", b"-e", b"xy", b"-e"], b"\\(b\\)a\\1"),
+        (&[b"-o", b"-e", b"a"], b"\\(.\\)\\1"),
+    ] {
+        table.push((with(opts, p), gnu_too));
     }
-    table.push((with(&[b"-E", b"-c"], b"(a|x)(b|y)\\2"), false));
+    // glibc misses these matches (`F`, `o`, then `o` again; an empty line
+    // twice, then again); the spec and the binary find them.
+    for p in [
+        &b"\\(\\S\\{,1\\}\\w\\)\\{2\\}\\1"[..],
+        b"\\( *$\\)\\{2\\}\\1",
+    ] {
+        table.push((with(&[b"-c"], p), false));
+    }
     let mut failures = Vec::new();
     let mut compared = 0;
-    for (i, (args, with_impl)) in table.into_iter().enumerate() {
+    for (i, (args, with_gnu)) in table.into_iter().enumerate() {
         for utf8 in [true, false] {
             let mut args = args.clone();
             args.push(b"f".to_vec());
@@ -374,7 +427,7 @@ fn gnu_dialect_edges_agree_with_the_spec_and_the_implementation() {
             };
             case.write.failure = None;
             let dir = Scratch::new(&format!("grep-dialect-{}-{i}-{utf8}", std::process::id()));
-            let gnu = run_gnu(&case, &dir);
+            let gnu = with_gnu.then(|| run_gnu(&case, &dir));
             let spec = spec_view(&case);
             compared += 1;
             let shown = || {
@@ -383,7 +436,7 @@ fn gnu_dialect_edges_agree_with_the_spec_and_the_implementation() {
                     .map(|a| String::from_utf8_lossy(a).into_owned())
                     .collect::<Vec<_>>()
             };
-            if gnu != spec {
+            if let Some(gnu) = gnu.filter(|g| *g != spec) {
                 failures.push(format!(
                     "{:?} utf8 {utf8}\n-- GNU:\n{}\n-- spec:\n{}\n",
                     shown(),
@@ -391,10 +444,8 @@ fn gnu_dialect_edges_agree_with_the_spec_and_the_implementation() {
                     show(&spec.0)
                 ));
             }
-            if with_impl {
-                if let Err(m) = samebytes_oracle::grep::check_grep(&case) {
-                    failures.push(format!("{:?} utf8 {utf8}: impl vs spec\n{m}\n", shown()));
-                }
+            if let Err(m) = samebytes_oracle::grep::check_grep(&case) {
+                failures.push(format!("{:?} utf8 {utf8}: impl vs spec\n{m}\n", shown()));
             }
         }
     }

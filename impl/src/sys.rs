@@ -170,6 +170,7 @@ extern "C" {
     fn wcwidth(c: libc::wchar_t) -> libc::c_int;
     fn iswspace(c: u32) -> libc::c_int;
     fn iswalnum(c: u32) -> libc::c_int;
+    fn towupper(c: u32) -> u32;
 }
 
 /// The C library's classes of one code point of a UTF-8 locale.
@@ -242,6 +243,21 @@ pub fn utf8_ctype_block(first: u32, out: &mut [CtypeAnswer]) {
     }
     // SAFETY: `previous` came from uselocale, so it is valid to reinstall.
     unsafe { libc::uselocale(previous) };
+}
+
+/// `towupper(code)` in the UTF-8 locale (grep's `-i` compares characters
+/// by their upper case), with that locale installed for this thread only
+/// while asking.
+pub fn utf8_towupper(code: u32) -> u32 {
+    let handle = utf8_ctype_handle();
+    // SAFETY: as in `utf8_ctype_block`: a valid locale object, installed
+    // for this thread only, and the previous one put back below.
+    let previous = unsafe { libc::uselocale(handle) };
+    // SAFETY: towupper only reads the current locale's tables.
+    let upper = unsafe { towupper(code) };
+    // SAFETY: `previous` came from uselocale, so it is valid to reinstall.
+    unsafe { libc::uselocale(previous) };
+    upper
 }
 
 // ---------------------------------------------------------------------------

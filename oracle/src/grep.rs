@@ -239,21 +239,36 @@ fn arbitrary_text(u: &mut Unstructured<'_>, max_tokens: usize) -> arbitrary::Res
     Ok(data)
 }
 
+/// The groups of the regex being drawn: how many have opened (their
+/// numbers), and which have closed (a back-reference may name those).
+#[derive(Default)]
+struct Groups {
+    opened: usize,
+    closed: Vec<usize>,
+}
+
 /// A small regex in GNU syntax.
-fn arbitrary_regex(u: &mut Unstructured<'_>, ere: bool, depth: u32) -> arbitrary::Result<String> {
+fn arbitrary_regex(
+    u: &mut Unstructured<'_>,
+    ere: bool,
+    depth: u32,
+    groups: &mut Groups,
+) -> arbitrary::Result<String> {
     let mut s = String::new();
     for _ in 0..u.int_in_range(1..=3u8)? {
         let mut repeatable = true;
-        match u.int_in_range(0..=9u8)? {
+        match u.int_in_range(0..=10u8)? {
             // GNU's DFA and its regex fallback disagree on a repeated
             // anchor, so none is generated.
             0 => {
                 s.push_str(u.choose(ANCHORS)?);
                 continue;
             }
-            1 if depth < 2 => {
-                let inner = arbitrary_regex(u, ere, depth + 1)?;
-                let other = arbitrary_regex(u, ere, depth + 1)?;
+            1 if depth < 2 && groups.opened < 9 => {
+                groups.opened += 1;
+                let number = groups.opened;
+                let inner = arbitrary_regex(u, ere, depth + 1, groups)?;
+                let other = arbitrary_regex(u, ere, depth + 1, groups)?;
                 let (open, bar, close) = if ere {
                     ("(", "|", ")")
                 } else {
@@ -264,6 +279,7 @@ fn arbitrary_regex(u: &mut Unstructured<'_>, ere: bool, depth: u32) -> arbitrary
                 } else {
                     format!("{open}{inner}{close}")
                 };
+                groups.closed.push(number);
                 // glibc misjudges a repeated group that holds an anchor
                 // (`(\\<\\S)+` and `(o*|^b)+\\W` fail where they match), and
                 // GNU and our binaries ask glibc for the patterns with
@@ -271,6 +287,10 @@ fn arbitrary_regex(u: &mut Unstructured<'_>, ere: bool, depth: u32) -> arbitrary
                 // glibc-repeated-anchor).
                 repeatable = !ANCHORS.iter().any(|a| group.contains(a));
                 s.push_str(&group);
+            }
+            // A back-reference to a group closed before it.
+            2 if !groups.closed.is_empty() => {
+                s.push_str(&format!("\\{}", u.choose(&groups.closed)?));
             }
             _ => s.push_str(u.choose(ATOMS)?),
         }
@@ -302,7 +322,7 @@ fn arbitrary_pattern(
             .collect();
         return Ok(piece);
     }
-    Ok(arbitrary_regex(u, ere, 0)?.into_bytes())
+    Ok(arbitrary_regex(u, ere, 0, &mut Groups::default())?.into_bytes())
 }
 
 fn arbitrary_node(u: &mut Unstructured<'_>) -> arbitrary::Result<Node> {

@@ -15,9 +15,10 @@
 use memchr::memmem;
 use regex_automata::meta::Regex;
 use regex_automata::{Anchored, Input, MatchKind};
-use samebytes_spec::grep::{PatternConfig, Syntax};
+use samebytes_spec::grep::{CompileError, PatternConfig, Syntax};
 use samebytes_spec::Locale;
 
+use super::backref::Backtracker;
 use super::translate::{self, Reading};
 use crate::sys::GnuRegex;
 use crate::utf8::{self, Head};
@@ -26,20 +27,15 @@ use crate::wc::classes;
 pub struct Matcher {
     /// A plain literal's finder, when the pattern is one.
     literal: Option<memmem::Finder<'static>>,
-    /// The patterns as one regex (a superset when `exact` is set), in the
-    /// DFA's reading: it finds the candidates and selects lines.
-    regex: RegexEngine,
-    /// The same in glibc's reading (`.` takes long forms too), for `-o`
-    /// and `-w` in UTF-8; `None` when the two are the same regex.
-    regex_wide: Option<RegexEngine>,
-    /// When the regex is a superset: an exact engine for each pattern,
-    /// which confirms each line the regex finds, as in GNU's
-    /// dfa-then-regex.  glibc's regex for a pattern that needs it (the
-    /// one GNU asks), the pattern's own regex for the others.
-    exact: Option<Vec<PatternEngine>>,
-    /// With `exact`: the patterns with regex-syntax's word operators,
-    /// which are GNU's on a line of ASCII, and spare glibc those lines.
-    ascii_exact: Option<RegexEngine>,
+    /// With back-references: every pattern as one regex (a superset: a
+    /// back-reference is any text), which finds the candidate lines.
+    /// Without, the joint patterns' own regex does.
+    candidates: Option<RegexEngine>,
+    /// The patterns without back-references, as GNU compiles them: one
+    /// alternation.
+    joint: Option<Joint>,
+    /// Each pattern with back-references, on its own, as in GNU.
+    backrefs: Vec<Backtracker>,
     word: bool,
     line: bool,
     /// Each line the candidate search finds must be checked: `-w`, an
@@ -53,6 +49,30 @@ pub struct Matcher {
     byte_starts: bool,
     terminator: u8,
     locale: Locale,
+}
+
+/// The patterns without back-references.
+struct Joint {
+    /// The patterns as one regex (a superset when `exact` is set), in the
+    /// DFA's reading: it selects lines.
+    regex: RegexEngine,
+    /// The same in glibc's reading (`.` takes long forms too), for `-o`
+    /// and `-w` in UTF-8; `None` when the two are the same regex.
+    regex_wide: Option<RegexEngine>,
+    /// When the regex is a superset: an exact engine for each pattern,
+    /// which confirms each line the regex finds, as in GNU's
+    /// dfa-then-regex.  glibc's regex for a pattern that needs it (the
+    /// one GNU asks), the pattern's own regex for the others.
+    exact: Option<Vec<PatternEngine>>,
+    /// With `exact`: the patterns with regex-syntax's word operators,
+    /// which are GNU's on a line of ASCII, and spare glibc those lines.
+    ascii_exact: Option<RegexEngine>,
+    /// With a glibc engine in `exact`: GNU's DFA's superset of each
+    /// pattern (its word boundaries always true), which a line must match
+    /// before GNU asks glibc.  A glibc match implies it, except where
+    /// glibc's `.` takes a long form, so only lines that may hold one are
+    /// gated.
+    gate: Option<Vec<Backtracker>>,
 }
 
 /// glibc's syntax bits for GNU grep's `-G` and `-E` (gnulib's
@@ -87,7 +107,7 @@ mod syntax_bits {
 }
 
 /// What the match rules need of an engine.
-trait Engine {
+pub(super) trait Engine {
     /// The leftmost match at or after `from`: its start, and its end
     /// (the longest at that start).
     fn leftmost(&self, line: &[u8], from: usize) -> Option<(usize, usize)>;
@@ -113,12 +133,12 @@ impl PatternEngine {
 
 /// The patterns as one alternation, as GNU compiles them: the leftmost
 /// start of any, the longest end of any there.  `.1`: glibc's reading.
-struct Joint<'a>(&'a [PatternEngine], bool);
+struct Alternation<'a>(Vec<&'a PatternEngine>, bool);
 
-impl Engine for Joint<'_> {
+impl Engine for Alternation<'_> {
     fn leftmost(&self, line: &[u8], from: usize) -> Option<(usize, usize)> {
         let mut best: Option<(usize, usize)> = None;
-        for p in self.0 {
+        for p in &self.0 {
             if let Some((s, e)) = p.engine(self.1).leftmost(line, from) {
                 if best.is_none_or(|(bs, be)| s < bs || (s == bs && e > be)) {
                     best = Some((s, e));
@@ -176,7 +196,7 @@ impl Matcher {
     pub fn build(
         patterns: &[Vec<u8>],
         cfg: &PatternConfig,
-    ) -> Result<(Matcher, Vec<String>), Vec<String>> {
+    ) -> Result<(Matcher, Vec<String>), Vec<CompileError>> {
         // As GNU does, glibc compiles every pattern first: its errors are
         // GNU's, for every pattern that has one.
         let bits = match cfg.syntax {
@@ -194,60 +214,81 @@ impl Matcher {
         let mut compiled = Vec::new();
         if let Some(bits) = bits {
             let mut errors = Vec::new();
-            for p in patterns {
+            for (i, p) in patterns.iter().enumerate() {
                 match GnuRegex::compile(p, bits, cfg.locale == Locale::Utf8) {
                     Ok(r) => compiled.push(r),
-                    Err(e) => errors.push(e),
+                    Err(message) => errors.push(CompileError {
+                        pattern: Some(i),
+                        message,
+                    }),
                 }
             }
             if !errors.is_empty() {
                 return Err(errors);
             }
         }
+        Self::build_compiled(patterns, compiled, cfg)
+            .map_err(|lines| lines.into_iter().map(CompileError::bare).collect())
+    }
+
+    /// The rest of `build`, once glibc has compiled the -G/-E patterns
+    /// (`compiled`): the errors left are the DFA's, located nowhere.
+    fn build_compiled(
+        patterns: &[Vec<u8>],
+        compiled: Vec<GnuRegex>,
+        cfg: &PatternConfig,
+    ) -> Result<(Matcher, Vec<String>), Vec<String>> {
         // The regexes leave -w out: it is checked line by line.
         let plain = PatternConfig {
             word: false,
             ..*cfg
         };
-        let t = translate::translate(patterns, &plain, Reading::Dfa)?;
-        let (regex, regex_wide) = readings(patterns, &t.source, &plain)?;
-        let ascii_exact = if t.superset {
-            let ascii = translate::translate(patterns, &plain, Reading::Ascii)?;
-            Some(readings(patterns, &ascii.source, &plain)?.0)
-        } else {
-            None
-        };
-        let exact = if t.superset {
-            let mut engines = Vec::new();
-            for (p, gnu) in patterns.iter().zip(compiled) {
-                let one = translate::translate(std::slice::from_ref(p), &plain, Reading::Dfa)?;
-                engines.push(if one.superset {
-                    PatternEngine::Gnu(gnu)
-                } else {
-                    let (narrow, wide) = readings(std::slice::from_ref(p), &one.source, &plain)?;
-                    PatternEngine::Regex(narrow, wide)
-                });
+        let all = translate::translate(patterns, &plain, Reading::Dfa)?;
+        let mut joint_patterns = Vec::new();
+        let mut joint_gnu = Vec::new();
+        let mut backrefs = Vec::new();
+        let mut gnu = compiled.into_iter();
+        for p in patterns {
+            let one = std::slice::from_ref(p);
+            let gnu = gnu.next();
+            if all.backrefs && translate::translate(one, &plain, Reading::Dfa)?.backrefs {
+                let exact = translate::translate(one, &plain, Reading::Exact)?;
+                backrefs.push(Backtracker::compile(&exact.source, &plain).map_err(|e| vec![e])?);
+            } else {
+                joint_patterns.push(p.clone());
+                joint_gnu.extend(gnu);
             }
-            Some(engines)
+        }
+        let (joint, candidates) = if all.backrefs {
+            let joint = match joint_patterns.is_empty() {
+                true => None,
+                false => {
+                    let t = translate::translate(&joint_patterns, &plain, Reading::Dfa)?;
+                    Some(Joint::build(&joint_patterns, joint_gnu, &t, &plain)?)
+                }
+            };
+            let candidates = readings(patterns, &all.source, &plain, false)?.0;
+            (joint, Some(candidates))
         } else {
-            None
+            (Some(Joint::build(patterns, joint_gnu, &all, &plain)?), None)
         };
+        let check_lines = cfg.word
+            || !backrefs.is_empty()
+            || joint.as_ref().is_some_and(|j| j.exact.is_some())
+            || (cfg.locale == Locale::Utf8 && patterns.iter().any(|p| !utf8::is_valid(p)));
         let matcher = Matcher {
             literal: plain_literal(patterns, &plain).map(|l| memmem::Finder::new(&l).into_owned()),
-            regex,
-            regex_wide,
-            check_lines: cfg.word
-                || exact.is_some()
-                || (cfg.locale == Locale::Utf8 && patterns.iter().any(|p| !utf8::is_valid(p))),
+            candidates,
+            joint,
+            backrefs,
+            check_lines,
             byte_starts: plain_strings(patterns, cfg),
-            exact,
-            ascii_exact,
             word: cfg.word,
             line: cfg.line,
             terminator: cfg.terminator,
             locale: cfg.locale,
         };
-        Ok((matcher, t.warnings))
+        Ok((matcher, all.warnings))
     }
 
     /// Where the first match of the pattern (without `-w`, and a superset
@@ -255,11 +296,17 @@ impl Matcher {
     fn candidate(&self, hay: &[u8], from: usize) -> Option<usize> {
         match &self.literal {
             Some(f) => f.find(&hay[from..]).map(|p| from + p),
-            None => self
-                .regex
-                .first
-                .search(&Input::new(hay).span(from..hay.len()))
-                .map(|m| m.start()),
+            None => {
+                let regex = match (&self.candidates, &self.joint) {
+                    (Some(all), _) => all,
+                    (None, Some(joint)) => &joint.regex,
+                    (None, None) => unreachable!("a matcher has candidates or a joint regex"),
+                };
+                regex
+                    .first
+                    .search(&Input::new(hay).span(from..hay.len()))
+                    .map(|m| m.start())
+            }
         }
     }
 
@@ -275,11 +322,10 @@ impl Matcher {
             let t = self.terminator;
             let start = memchr::memrchr(t, &hay[pos..m]).map_or(pos, |p| pos + p + 1);
             let end = memchr::memchr(t, &hay[m..]).map_or(hay.len(), |p| m + p);
-            // No match starts in the line before m, so the check starts there.
-            if self
-                .first_match(&hay[start..end], m - start, false)
-                .is_some()
-            {
+            // The whole line is checked: an exact engine may read the
+            // pattern more widely than the candidate regex (glibc's `.`
+            // takes long forms), and so match before m.
+            if self.first_match(&hay[start..end], 0, false).is_some() {
                 return Some(m);
             }
             if end >= hay.len() {
@@ -317,30 +363,85 @@ impl Matcher {
     }
 
     /// The first match at or after `from`, to select the line (`report`
-    /// false) or to print it with `-o` (true).  GNU's DFA selects, and
-    /// glibc's reading decides `-w` in UTF-8 and where `-o`'s matches are.
+    /// false) or to print it with `-o` (true): the leftmost of the joint
+    /// patterns' and of each back-reference pattern's, the longest there.
     fn first_match(&self, line: &[u8], from: usize, report: bool) -> Option<(usize, usize)> {
+        let joint = self
+            .joint
+            .as_ref()
+            .and_then(|j| self.joint_match(j, line, from, report));
+        self.backrefs
+            .iter()
+            .filter_map(|b| self.engine_match(b, line, from, false))
+            .chain(joint)
+            .reduce(|best, m| {
+                if m.0 < best.0 || (m.0 == best.0 && m.1 > best.1) {
+                    m
+                } else {
+                    best
+                }
+            })
+    }
+
+    /// The joint patterns' first match.  GNU's DFA selects, and glibc's
+    /// reading decides `-w` in UTF-8 and where `-o`'s matches are.
+    fn joint_match(
+        &self,
+        joint: &Joint,
+        line: &[u8],
+        from: usize,
+        report: bool,
+    ) -> Option<(usize, usize)> {
         let wide = report || (self.word && self.locale == Locale::Utf8);
-        let Some(exact) = &self.exact else {
+        let Some(exact) = &joint.exact else {
             // The regex holds -x itself.
-            let regex = match (&self.regex_wide, wide) {
+            let regex = match (&joint.regex_wide, wide) {
                 (Some(w), true) => w,
-                _ => &self.regex,
+                _ => &joint.regex,
             };
             return self.engine_match(regex, line, from, false);
         };
-        if let (Some(ascii), true) = (&self.ascii_exact, line.is_ascii()) {
+        if let (Some(ascii), true) = (&joint.ascii_exact, line.is_ascii()) {
             // No long form here, so one reading serves; it holds -x.
             return self.engine_match(ascii, line, from, false);
         }
+        // Lines the DFA's superset does not match are not given to glibc.
+        let gated = !report
+            && joint
+                .gate
+                .as_ref()
+                .is_some_and(|g| may_hold_long_form(line) && !self.gate_passes(g, line));
+        if gated && self.word && self.locale == Locale::Utf8 {
+            // GNU's DFA decides nothing then: every pattern went to glibc.
+            return None;
+        }
+        let members: Vec<&PatternEngine> = exact
+            .iter()
+            .filter(|p| !(gated && matches!(p, PatternEngine::Gnu(_))))
+            .collect();
         if self.line {
             // Each pattern's own regex holds -x; glibc's is told.
-            return exact.iter().find_map(|p| {
+            return members.into_iter().find_map(|p| {
                 let glibc = matches!(p, PatternEngine::Gnu(_));
                 self.engine_match(p.engine(wide), line, from, glibc)
             });
         }
-        self.engine_match(&Joint(exact, wide), line, from, false)
+        self.engine_match(&Alternation(members, wide), line, from, false)
+    }
+
+    /// Does some pattern's DFA superset match the line somewhere (a match
+    /// that starts at a character boundary)?
+    fn gate_passes(&self, gate: &[Backtracker], line: &[u8]) -> bool {
+        gate.iter().any(|b| {
+            let mut from = 0;
+            while let Some((start, _)) = b.leftmost(line, from) {
+                if self.is_boundary(line, start) {
+                    return true;
+                }
+                from = start + 1;
+            }
+            false
+        })
     }
 
     /// One engine's first match at or after `from`, by GNU's rules for
@@ -445,12 +546,71 @@ impl Matcher {
     }
 }
 
+impl Joint {
+    /// The regexes of patterns without back-references (`t`: their
+    /// translation in the DFA's reading; `gnu`: glibc's compilation of
+    /// each, for the -G and -E syntaxes).
+    fn build(
+        patterns: &[Vec<u8>],
+        gnu: Vec<GnuRegex>,
+        t: &translate::Translation,
+        plain: &PatternConfig,
+    ) -> Result<Joint, Vec<String>> {
+        let (regex, regex_wide) = readings(patterns, &t.source, plain, true)?;
+        let ascii_exact = if t.superset {
+            let ascii = translate::translate(patterns, plain, Reading::Ascii)?;
+            Some(readings(patterns, &ascii.source, plain, false)?.0)
+        } else {
+            None
+        };
+        let exact = if t.superset {
+            let mut engines = Vec::new();
+            for (p, gnu) in patterns.iter().zip(gnu) {
+                let one = translate::translate(std::slice::from_ref(p), plain, Reading::Dfa)?;
+                engines.push(if one.superset {
+                    PatternEngine::Gnu(gnu)
+                } else {
+                    let (narrow, wide) =
+                        readings(std::slice::from_ref(p), &one.source, plain, true)?;
+                    PatternEngine::Regex(narrow, wide)
+                });
+            }
+            Some(engines)
+        } else {
+            None
+        };
+        let gate = match &exact {
+            Some(engines) if engines.iter().any(|e| matches!(e, PatternEngine::Gnu(_))) => {
+                // As GNU's DFA runs the patterns: wrapped for -x (the
+                // translation does it), not for -w.
+                let mut gate = Vec::new();
+                for p in patterns {
+                    let one = std::slice::from_ref(p);
+                    let source = translate::translate(one, plain, Reading::Exact)?.source;
+                    let superset = Backtracker::compile(&source, plain).map_err(|e| vec![e])?;
+                    gate.push(superset.without_word_boundaries());
+                }
+                Some(gate)
+            }
+            _ => None,
+        };
+        Ok(Joint {
+            regex,
+            regex_wide,
+            exact,
+            ascii_exact,
+            gate,
+        })
+    }
+}
+
 /// The regexes of some patterns in the DFA's reading (`narrow`, already
-/// translated) and in glibc's, if that differs.
+/// translated) and, if `wide` and it differs, in glibc's.
 fn readings(
     patterns: &[Vec<u8>],
     narrow: &str,
     cfg: &PatternConfig,
+    wide: bool,
 ) -> Result<(RegexEngine, Option<RegexEngine>), Vec<String>> {
     let engine = |source: &str| -> Result<RegexEngine, Vec<String>> {
         let compile = |kind| translate::compile(source, cfg, kind).map_err(|e| vec![e]);
@@ -459,6 +619,9 @@ fn readings(
             longest: compile(MatchKind::All)?,
         })
     };
+    if !wide {
+        return Ok((engine(narrow)?, None));
+    }
     let wide = translate::translate(patterns, cfg, Reading::Glibc)?.source;
     let wide = if wide == narrow {
         None
@@ -466,6 +629,12 @@ fn readings(
         Some(engine(&wide)?)
     };
     Ok((engine(narrow)?, wide))
+}
+
+/// Might the line hold one of glibc's long forms (a character beyond
+/// U+10FFFF)?  Each begins with a byte from 0xF4 up.
+fn may_hold_long_form(line: &[u8]) -> bool {
+    line.iter().any(|&b| b >= 0xf4)
 }
 
 /// Would GNU search these patterns as plain strings: `-F`, or no

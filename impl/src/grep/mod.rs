@@ -30,6 +30,7 @@ use samebytes_spec::grep::{
     GrepOptions, Invocation, ListFiles, PatternConfig, BINARY_PREFIX,
 };
 
+mod backref;
 mod matcher;
 mod translate;
 
@@ -709,7 +710,7 @@ pub fn run(
     let all_empty = |p: &[Vec<u8>]| p.iter().all(|p| p.is_empty());
     let selects_nothing = match &patterns {
         None => !opts.invert,
-        Some(p) => opts.invert && !opts.line && !opts.word && all_empty(p),
+        Some(list) => opts.invert && !opts.line && !opts.word && all_empty(&list.patterns),
     };
     if (opts.max_count == Some(0) || selects_nothing)
         && opts.effective(system.stdout_is_dev_null()).list != ListFiles::NonMatching
@@ -725,16 +726,16 @@ pub fn run(
         terminator: if opts.null_data { 0 } else { b'\n' },
     };
     let patterns = patterns.unwrap_or_default();
-    let matcher = match Matcher::build(&patterns, &pcfg) {
+    let matcher = match Matcher::build(&patterns.patterns, &pcfg) {
         Ok((m, warnings)) => {
             for w in &warnings {
                 let _ = writeln!(stderr, "{program}: {w}");
             }
             m
         }
-        Err(messages) => {
-            for m in &messages {
-                let _ = writeln!(stderr, "{program}: {m}");
+        Err(errors) => {
+            for e in &errors {
+                diagnose(stderr, &patterns.error_line(program, e));
             }
             return 2;
         }

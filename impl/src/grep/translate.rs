@@ -17,8 +17,9 @@
 //!   `^` and `$` are anchors everywhere.
 //! - Both: `.` and bracket expressions (with `]` first literal, POSIX
 //!   classes, `[=c=]`, `[.c.]`); `\w \W \s \S \b \B \< \> \` \'`; any other
-//!   escaped character is itself.  Back-references `\1`..`\9` are refused:
-//!   the engine has none.
+//!   escaped character is itself.  A back-reference `\1`..`\9` is any
+//!   text of the line (a superset), except in the exact reading that the
+//!   back-reference engine runs.
 //! - No part of a match may cross a line terminator: `.`, every negated
 //!   class, `\W` and `\s` leave the terminator out, so the implementation
 //!   can search a whole buffer of lines without finding a match that spans
@@ -51,8 +52,10 @@ pub struct Translation {
     /// The regex is only a superset of what the patterns match: they hold
     /// back-references, or (in UTF-8) word operators, whose word
     /// constituents are glibc's and not regex-syntax's.  Each line it
-    /// finds must then be confirmed by glibc's own regex.
+    /// finds must then be confirmed by an exact engine.
     pub superset: bool,
+    /// Some pattern holds a back-reference.
+    pub backrefs: bool,
 }
 
 /// The largest repetition count GNU accepts (RE_DUP_MAX).
@@ -76,6 +79,13 @@ pub enum Reading {
     /// The word operators as regex-syntax's: exact on a line of ASCII,
     /// where its word characters are GNU's.
     Ascii,
+    /// The DFA's reading, exact, for the back-reference engine
+    /// ([`super::backref`]): group N is the capture named `gN`, and the
+    /// items regex-syntax has no word for are empty captures it reads as
+    /// markers: `\N` is `rN_k`, and in UTF-8 `\w` and `\W` are `w1_k`
+    /// and `w0_k` (`k` keeps the names apart).  The word boundaries are
+    /// regex-syntax's looks, which that engine judges by GNU's rules.
+    Exact,
 }
 
 pub fn translate(
@@ -90,6 +100,7 @@ pub fn translate(
     let mut errors = Vec::new();
     let mut dfa_error: Option<(String, usize)> = None;
     let mut superset = false;
+    let mut backrefs = false;
     for p in patterns {
         let src = match cfg.syntax {
             Syntax::Fixed => {
@@ -110,6 +121,9 @@ pub fn translate(
                     depth: 0,
                     dfa_error: None,
                     superset: &mut superset,
+                    backrefs: &mut backrefs,
+                    groups: 0,
+                    markers: 0,
                     reading,
                 };
                 let parsed = parser.parse();
@@ -150,6 +164,7 @@ pub fn translate(
         source,
         warnings,
         superset,
+        backrefs,
     })
 }
 
@@ -302,6 +317,12 @@ struct Parser<'a> {
     dfa_error: Option<(String, usize)>,
     /// Set when the translation had to widen the pattern.
     superset: &'a mut bool,
+    /// Set when the pattern holds a back-reference.
+    backrefs: &'a mut bool,
+    /// Groups opened so far (their numbers).
+    groups: usize,
+    /// Marker captures written so far (`Reading::Exact`).
+    markers: usize,
     reading: Reading,
 }
 
@@ -564,7 +585,17 @@ impl Parser<'_> {
         rest.is_empty() || rest.starts_with(b"\\)") || rest.starts_with(b"\\|")
     }
 
+    /// A marker capture of `Reading::Exact`, named `{kind}_{k}`.  Its
+    /// content is never run; it only has to take text, or regex-syntax
+    /// would cap a repetition of it at one (`\1{2}` is two).
+    fn marker(&mut self, kind: String) -> String {
+        self.markers += 1;
+        format!(r"(?P<{kind}_{}>(?-u:\xFF))", self.markers)
+    }
+
     fn group(&mut self) -> Result<(String, Prev), String> {
+        self.groups += 1;
+        let number = self.groups;
         self.depth += 1;
         let inner = self.alternation()?;
         self.depth -= 1;
@@ -573,6 +604,9 @@ impl Parser<'_> {
             return Err("Unmatched ( or \\(".into());
         }
         self.pos += close.len();
+        if self.reading == Reading::Exact {
+            return Ok((format!("(?P<g{number}>{inner})"), Prev::Atom));
+        }
         Ok((format!("(?:{inner})"), Prev::Atom))
     }
 
@@ -591,12 +625,24 @@ impl Parser<'_> {
             b'{' if !ere && (prev == Prev::Start || prev == Prev::Caret) => {
                 atom(literal(b"{", 0, self.cfg))
             }
-            // glibc's regex misses matches of back-references inside
-            // repetitions (docs/differences.md); an engine of our own is
-            // still to come.
-            b'1'..=b'9' => Err("back-references are not supported".into()),
+            b'1'..=b'9' => {
+                // glibc has checked that group N exists.  The other
+                // readings take any text of the line for it: a superset,
+                // which the back-reference engine confirms.
+                *self.backrefs = true;
+                if self.reading == Reading::Exact {
+                    return atom(self.marker(format!("r{}", e - b'0')));
+                }
+                *self.superset = true;
+                atom(format!("(?-u:[^{t}])*"))
+            }
+            b'w' | b'W' if self.cfg.locale == Locale::Utf8 && self.reading == Reading::Exact => {
+                let kind = format!("w{}", u8::from(e == b'w'));
+                atom(self.marker(kind))
+            }
             b'w' | b'W' | b'b' | b'B' | b'<' | b'>'
-                if self.cfg.locale == Locale::Utf8 && self.reading != Reading::Ascii =>
+                if self.cfg.locale == Locale::Utf8
+                    && matches!(self.reading, Reading::Dfa | Reading::Glibc) =>
             {
                 // Any character for `\w` (never a long form: not alnum)
                 // and `\W`, no condition for the boundaries: glibc
@@ -802,7 +848,14 @@ pub fn compile(source: &str, cfg: &PatternConfig, kind: MatchKind) -> Result<Reg
         .multi_line(true)
         .line_terminator(cfg.terminator)
         .case_insensitive(cfg.ignore_case);
+    // regex-automata 0.4's DFAs, searching backwards, take `$` to hold
+    // before a `\n` whatever the line terminator is (determinize's
+    // `set_lookbehind_from_start`, `Start::LineLF` when reversed), so with
+    // `-z` a pattern with `$` runs on the engines without DFAs.
+    let dfas = cfg.terminator == b'\n' || !source.contains("(?m:$)");
     let config = meta::Config::new()
+        .hybrid(dfas)
+        .dfa(dfas)
         .match_kind(kind)
         .utf8_empty(false)
         .line_terminator(cfg.terminator)
@@ -815,4 +868,35 @@ pub fn compile(source: &str, cfg: &PatternConfig, kind: MatchKind) -> Result<Reg
             Some(_) => "Regular expression too big".to_string(),
             None => format!("invalid pattern: {e}"),
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use regex_automata::Input;
+
+    /// With `-z`, `$` holds only before a NUL or at the end, in every
+    /// engine the regex may choose (see `compile`).
+    #[test]
+    fn dollar_with_nul_terminator_ignores_newlines() {
+        let cfg = PatternConfig {
+            syntax: Syntax::Basic,
+            ignore_case: false,
+            word: false,
+            line: false,
+            locale: Locale::C,
+            terminator: 0,
+        };
+        let patterns = [b"\\sb".to_vec(), b"\t[[:space:]]*b$".to_vec()];
+        let t = translate(&patterns, &cfg, Reading::Dfa).unwrap();
+        let regex = compile(&t.source, &cfg, MatchKind::LeftmostFirst).unwrap();
+        let found = regex
+            .search(&Input::new(&b"\t b\nfoo"[..]))
+            .map(|m| m.range());
+        assert_eq!(found, Some(1..3));
+        let found = regex
+            .search(&Input::new(&b"\t b\x00foo"[..]))
+            .map(|m| m.range());
+        assert_eq!(found, Some(0..3));
+    }
 }

@@ -28,7 +28,7 @@
 use std::collections::BTreeSet;
 
 use super::chars::{self, Unit};
-use super::syntax::{self, Assert, Bracket, Item, Node, Note, PatternConfig};
+use super::syntax::{self, Assert, Bracket, CompileError, Item, Node, Note, PatternConfig};
 use crate::Locale;
 
 /// Compiled patterns.
@@ -85,9 +85,9 @@ struct Pattern {
 pub enum Compiled {
     /// The matcher and GNU's warnings (full lines, no program name).
     Ready(Matcher, Vec<String>),
-    /// Errors, each a line without the program name; the warnings met
-    /// before a DFA error come first.
-    Failed(Vec<String>),
+    /// Errors, in GNU's order (the warnings met before a DFA error come
+    /// first).
+    Failed(Vec<CompileError>),
 }
 
 impl Matcher {
@@ -96,10 +96,13 @@ impl Matcher {
         let patterns_given = patterns;
         let mut parsed = Vec::new();
         let mut errors = Vec::new();
-        for p in patterns {
+        for (i, p) in patterns.iter().enumerate() {
             match syntax::parse(p, cfg) {
                 Ok(tree) => parsed.push(tree),
-                Err(e) => errors.push(e),
+                Err(message) => errors.push(CompileError {
+                    pattern: Some(i),
+                    message,
+                }),
             }
         }
         // glibc's errors, for every pattern, end the run first.
@@ -112,7 +115,9 @@ impl Matcher {
                 Note::Warning(w) => warnings.push(w.clone()),
                 Note::Error(e) => {
                     warnings.push(e.clone());
-                    return Compiled::Failed(warnings);
+                    return Compiled::Failed(
+                        warnings.into_iter().map(CompileError::bare).collect(),
+                    );
                 }
             }
         }
@@ -170,16 +175,21 @@ impl Matcher {
             .is_some()
     }
 
-    /// Does the DFA's reading of the alternation match somewhere in the
-    /// line (the superset it checks before it asks glibc)?
+    /// Does the DFA's reading of the alternation match the line (the
+    /// superset it checks before it asks glibc)?  For `-x` GNU's DFA runs
+    /// the patterns as `^(P)$` (`GEAcompile`): `printf
+    /// '\xf8\x88\x80\x80\x80  \n' | grep -Ex '.+(\W+){1,2}'` selects
+    /// nothing, because `.` takes no long form there.  With `-w` it runs
+    /// them unwrapped: `grep -w 'x.'` selects `xay x` and a long form.
     fn dfa_passes(&self, line: &[u8]) -> bool {
-        let anywhere = PatternConfig {
+        let Some(all) = self.joint(|m| Some(&m.dfa_superset)) else {
+            return false;
+        };
+        let as_run = PatternConfig {
             word: false,
-            line: false,
             ..self.cfg
         };
-        let all = self.joint(|m| Some(&m.dfa_superset));
-        self.best(line, 0, all.iter(), &anywhere).is_some()
+        self.best(line, 0, std::iter::once(&all), &as_run).is_some()
     }
 
     /// The alternation of the chosen readings, if any member is chosen.

@@ -51,7 +51,7 @@ use crate::getopt::{self, argmatch, HasArg, Item, LongOpt, OptionTable, ShortOpt
 use crate::world::{Node, Reads, StdinLeft, World};
 use crate::{Errno, Locale, Outcome, StdoutFailure};
 use matcher::{Compiled, Matcher};
-pub use syntax::{PatternConfig, Syntax};
+pub use syntax::{CompileError, PatternConfig, Syntax};
 
 /// The process environment that matters to grep.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -670,37 +670,70 @@ pub fn parse_args(args: &[Vec<u8>], env: &GrepEnv) -> Invocation {
 /// A `-f` file that could not be read: its name and the error.
 pub type PatternFileError<E> = (Vec<u8>, E);
 
-/// The pattern list from its sources: every `-e` ends with a newline, a
-/// `-f` file gets one if it lacks it, the last newline is dropped and the
-/// rest split.  `None` when there are no patterns at all (only empty `-f`
-/// files): nothing matches.
+/// The patterns, in GNU 3.8's order: each line of each `-e` and of each
+/// `-f` file (a file's last newline ends its last line), with every repeat
+/// of an identical pattern left out (GNU keeps the first).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PatternList {
+    pub patterns: Vec<Vec<u8>>,
+    /// Where each pattern came from: its `-f` file as named and its line
+    /// there (from 1), or `None` for the command line.
+    pub origins: Vec<Option<(Vec<u8>, usize)>>,
+}
+
+impl PatternList {
+    fn push(&mut self, pattern: &[u8], origin: Option<(Vec<u8>, usize)>) {
+        if !self.patterns.iter().any(|p| p == pattern) {
+            self.patterns.push(pattern.to_vec());
+            self.origins.push(origin);
+        }
+    }
+
+    /// GNU's line for a compile error: glibc's error for a pattern read
+    /// from a file is prefixed with `FILE:LINE: `; the others are bare.
+    pub fn error_line(&self, program: &str, error: &CompileError) -> Vec<u8> {
+        let origin = error.pattern.and_then(|i| self.origins.get(i)?.as_ref());
+        let mut line = format!("{program}: ").into_bytes();
+        if let Some((name, number)) = origin {
+            line.extend_from_slice(name);
+            line.extend_from_slice(format!(":{number}: ").as_bytes());
+        }
+        line.extend_from_slice(error.message.as_bytes());
+        line.push(b'\n');
+        line
+    }
+}
+
+/// The pattern list from its sources.  `None` when there are no patterns
+/// at all (only empty `-f` files): nothing matches.
 pub fn assemble_patterns<E>(
     sources: &[PatternSource],
     mut read_file: impl FnMut(&[u8]) -> Result<Vec<u8>, E>,
-) -> Result<Option<Vec<Vec<u8>>>, PatternFileError<E>> {
-    let mut keys = Vec::new();
+) -> Result<Option<PatternList>, PatternFileError<E>> {
+    let mut list = PatternList::default();
+    let mut any = false;
     for s in sources {
         match s {
             PatternSource::Expr(e) => {
-                keys.extend_from_slice(e);
-                keys.push(b'\n');
+                any = true;
+                for line in e.split(|&b| b == b'\n') {
+                    list.push(line, None);
+                }
             }
             PatternSource::File(name) => {
                 let data = read_file(name).map_err(|e| (name.clone(), e))?;
-                keys.extend_from_slice(&data);
-                if data.last().is_some_and(|&b| b != b'\n') {
-                    keys.push(b'\n');
+                if data.is_empty() {
+                    continue;
+                }
+                any = true;
+                let body = data.strip_suffix(b"\n").unwrap_or(&data);
+                for (i, line) in body.split(|&b| b == b'\n').enumerate() {
+                    list.push(line, Some((name.clone(), i + 1)));
                 }
             }
         }
     }
-    if keys.is_empty() {
-        return Ok(None);
-    }
-    keys.pop();
-    Ok(Some(
-        keys.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect(),
-    ))
+    Ok(any.then_some(list))
 }
 
 /// `grep: FILE: error` for a `-f` file that cannot be read.
@@ -1154,7 +1187,7 @@ fn grep_with(
     // rejects them then.
     if nothing_can_match(
         &opts,
-        patterns.as_deref(),
+        patterns.as_ref().map(|l| &l.patterns[..]),
         &opts.effective(*stdout == GrepStdout::DevNull),
     ) {
         return finish(out, 1, failure, program);
@@ -1167,16 +1200,17 @@ fn grep_with(
         locale: env.locale,
         terminator: if opts.null_data { 0 } else { b'\n' },
     };
-    let matcher = match Matcher::compile(patterns.as_deref().unwrap_or(&[]), &cfg) {
+    let patterns = patterns.unwrap_or_default();
+    let matcher = match Matcher::compile(&patterns.patterns, &cfg) {
         Compiled::Ready(m, warnings) => {
             for w in &warnings {
                 out.diagnose(format!("{program}: {w}\n"));
             }
             m
         }
-        Compiled::Failed(messages) => {
-            for m in &messages {
-                out.diagnose(format!("{program}: {m}\n"));
+        Compiled::Failed(errors) => {
+            for e in &errors {
+                out.diagnose(patterns.error_line(program, e));
             }
             return finish(out, 2, failure, program);
         }

@@ -56,6 +56,24 @@ pub struct PatternConfig {
     pub terminator: u8,
 }
 
+/// An error that stops grep before it reads any input: glibc's for one
+/// pattern (`pattern`: its index in the list), or GNU's DFA's or a
+/// warning met before that (`None`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompileError {
+    pub pattern: Option<usize>,
+    pub message: String,
+}
+
+impl CompileError {
+    pub fn bare(message: String) -> CompileError {
+        CompileError {
+            pattern: None,
+            message,
+        }
+    }
+}
+
 /// A pattern's syntax tree.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Node {
