@@ -226,6 +226,9 @@ impl Matcher {
             if !errors.is_empty() {
                 return Err(errors);
             }
+            if cfg.terminator == 0 {
+                compiled = with_buffer_anchors(patterns, compiled, bits, cfg)?;
+            }
         }
         Self::build_compiled(patterns, compiled, cfg)
             .map_err(|lines| lines.into_iter().map(CompileError::bare).collect())
@@ -633,6 +636,48 @@ fn readings(
 
 /// Might the line hold one of glibc's long forms (a character beyond
 /// U+10FFFF)?  Each begins with a byte from 0xF4 up.
+/// With `-z` a line can hold a newline, and glibc's transition table
+/// takes one the match itself steps over as a line start or end: `^` holds
+/// after it and `$` before it, whatever `newline_anchor` says
+/// (docs/differences.md, glibc-newline-anchors).  The lines' ends are the
+/// searched string's, so glibc's buffer anchors `` \` `` and `\'` say
+/// what `^` and `$` mean without the quirk: each pattern with an anchor is
+/// compiled again with them in its place.
+fn with_buffer_anchors(
+    patterns: &[Vec<u8>],
+    compiled: Vec<GnuRegex>,
+    bits: u64,
+    cfg: &PatternConfig,
+) -> Result<Vec<GnuRegex>, Vec<CompileError>> {
+    let mut out = Vec::with_capacity(compiled.len());
+    for (i, (p, regex)) in patterns.iter().zip(compiled).enumerate() {
+        let anchors = match translate::translate(std::slice::from_ref(p), cfg, Reading::Dfa) {
+            Ok(t) if !t.anchors.is_empty() => t.anchors,
+            // No anchor, or a DFA error build_compiled reports.
+            _ => {
+                out.push(regex);
+                continue;
+            }
+        };
+        let mut text = Vec::with_capacity(p.len() + anchors.len());
+        for (at, &b) in p.iter().enumerate() {
+            match (anchors.iter().any(|&(_, a)| a == at), b) {
+                (true, b'^') => text.extend_from_slice(b"\\`"),
+                (true, _) => text.extend_from_slice(b"\\'"),
+                (false, _) => text.push(b),
+            }
+        }
+        let utf8 = cfg.locale == Locale::Utf8;
+        out.push(GnuRegex::compile(&text, bits, utf8).map_err(|message| {
+            vec![CompileError {
+                pattern: Some(i),
+                message,
+            }]
+        })?);
+    }
+    Ok(out)
+}
+
 fn may_hold_long_form(line: &[u8]) -> bool {
     line.iter().any(|&b| b >= 0xf4)
 }

@@ -56,6 +56,8 @@ pub struct Translation {
     pub superset: bool,
     /// Some pattern holds a back-reference.
     pub backrefs: bool,
+    /// Where the `^` and `$` anchors are: (pattern, byte offset).
+    pub anchors: Vec<(usize, usize)>,
 }
 
 /// The largest repetition count GNU accepts (RE_DUP_MAX).
@@ -101,7 +103,8 @@ pub fn translate(
     let mut dfa_error: Option<(String, usize)> = None;
     let mut superset = false;
     let mut backrefs = false;
-    for p in patterns {
+    let mut anchors = Vec::new();
+    for (index, p) in patterns.iter().enumerate() {
         let src = match cfg.syntax {
             Syntax::Fixed => {
                 let mut s = String::new();
@@ -124,9 +127,11 @@ pub fn translate(
                     backrefs: &mut backrefs,
                     groups: 0,
                     markers: 0,
+                    anchors: Vec::new(),
                     reading,
                 };
                 let parsed = parser.parse();
+                anchors.extend(parser.anchors.iter().map(|&at| (index, at)));
                 if let (Some(e), None) = (parser.dfa_error.take(), &dfa_error) {
                     dfa_error = Some(e);
                 }
@@ -165,6 +170,7 @@ pub fn translate(
         warnings,
         superset,
         backrefs,
+        anchors,
     })
 }
 
@@ -311,7 +317,6 @@ struct Parser<'a> {
     warnings: &'a mut Vec<String>,
     /// Open groups.
     depth: usize,
-    /// The DFA's error (reported only if glibc finds none).
     /// The DFA's error (reported only if glibc finds none), and how many
     /// warnings came before it.
     dfa_error: Option<(String, usize)>,
@@ -323,6 +328,8 @@ struct Parser<'a> {
     groups: usize,
     /// Marker captures written so far (`Reading::Exact`).
     markers: usize,
+    /// The offsets of the `^` and `$` read as anchors.
+    anchors: Vec<usize>,
     reading: Reading,
 }
 
@@ -542,10 +549,12 @@ impl Parser<'_> {
         let ere = self.ere();
         match c {
             b'^' if ere || prev == Prev::Start => {
+                self.anchors.push(self.pos);
                 self.pos += 1;
                 Ok(("(?m:^)".into(), Prev::Caret))
             }
             b'$' if ere || self.at_branch_end(self.pos + 1) => {
+                self.anchors.push(self.pos);
                 self.pos += 1;
                 Ok(("(?m:$)".into(), Prev::Caret))
             }
