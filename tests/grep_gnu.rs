@@ -318,6 +318,9 @@ fn gnu_dialect_edges_agree_with_the_spec_and_the_implementation() {
     let text: &[u8] = b"_\xf8\x88\x80\x80\x80\nze\xcc\x81\ne\xcc\x81x\nabcabc\nabab\nxyzzy\n_x\nba\n\xff\na\xff\na\x80\n\
         \xf8\x88\x80\x80\x80\n\xf4\x90\x80\x80\n a{1}\n1}a\nx\n\n-a\n\xc5\xbf\nS\n\
         \xf8\x88\x80\x80\x80  \nxay x\xf8\x88\x80\x80\x80\n";
+    let perl_text: &[u8] =
+        b"12 ab abc\n\xffa\n\xff\n\x80\xffab\n\xc3\xa9ab \xc3\x89x\nb\na\n\nx\n@ a-b\n\
+        a\nb\0ab\n\xc3\xa9\xff\xc3\xa9b\naaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\nx\n";
     let e = |p: &[u8]| vec![b"-e".to_vec(), p.to_vec()];
     let with = |opts: &[&[u8]], p: &[u8]| {
         let mut a: Vec<Vec<u8>> = opts.iter().map(|o| o.to_vec()).collect();
@@ -437,6 +440,46 @@ fn gnu_dialect_edges_agree_with_the_spec_and_the_implementation() {
         for o in [&b"-c"[..], b"-o"] {
             table.push((with(&[b"-z", o, b"-E"], p), false, records));
         }
+    }
+    // -P: PCRE2 as GNU 3.8 compiles it (one pattern; -w as text around
+    // it, -x as PCRE2's line option, $ only at the end, no Unicode
+    // classes), its messages, and GNU's search around it: each line a
+    // subject, bytes no character starts with stepped over (`\G`, `^`
+    // and lookbehinds see the subject start again after them).
+    for (opts, p) in [
+        (&[&b"-o"[..]][..], &b"\\d+"[..]),
+        (&[b"-o"], b"a(?=b)"),
+        (&[b"-o"], b"(?<=a)b"),
+        (&[b"-o"], b"(?<!a)b"),
+        (&[b"-o"], b"a.*?c"),
+        (&[b"-o"], b"(?<=a)"),
+        (&[b"-c"], b"^"),
+        (&[b"-c"], b"$"),
+        (&[b"-o"], b"\\Ga"),
+        (&[b"-o"], b"\\w+"),
+        (&[b"-o"], b"[[:alpha:]]+"),
+        (&[b"-o", b"-i"], b"\\x{e9}"),
+        (&[b"-w"], b"a"),
+        (&[b"-w"], b"a)|(b"),
+        (&[b"-w", b"-o"], b"\\W"),
+        (&[b"-x"], b"a)|(b"),
+        (&[b"-x"], b"ab|abc"),
+        (&[b"-x", b"-w"], b"x|a"),
+        (&[b"-z", b"-o"], b"a$"),
+        (&[b"-z", b"-c"], b"^b"),
+        (&[b"-o"], b"a)"),
+        (&[b"-c"], b"(?<=a+)b"),
+        (&[b"-c"], b"\\"),
+        (&[b"-c"], b"[b-a]"),
+        (&[b"-c"], b"\xff"),
+        (&[b"-c"], b"x|(a|aa)*b"),
+        (&[b"-e", b"a"], b"b"),
+        (&[b"-e", b"a"], b"a"),
+        (&[b"-c", b"-v"], b""),
+    ] {
+        let mut opts = opts.to_vec();
+        opts.insert(0, b"-P");
+        table.push((with(&opts, p), gnu_too, perl_text));
     }
     let mut failures = Vec::new();
     let mut compared = 0;

@@ -301,11 +301,113 @@ fn arbitrary_regex(
     Ok(s)
 }
 
+/// PCRE2 atoms for `-P`: classes and escapes GNU's dialects lack, and
+/// some PCRE2 rejects (an unmatched `)`, a lookbehind of no fixed length,
+/// a range out of order, a trailing backslash).
+const PERL_ATOMS: &[&str] = &[
+    "a",
+    "b",
+    "o",
+    "foo",
+    "ab",
+    ".",
+    "[ab]",
+    "[^a]",
+    "[a-f]",
+    "\\d",
+    "\\D",
+    "\\w",
+    "\\W",
+    "\\s",
+    "\\S",
+    "\\h",
+    "\\N",
+    "\\x{e9}",
+    "\\xe9",
+    "\\p{L}",
+    "\\p{Lu}",
+    "[[:alpha:]]",
+    "\\Qa.\\E",
+    "\u{e9}",
+    "\u{c9}",
+    "_",
+    " ",
+    "\\.",
+    "x1",
+    "\\C",
+    "(?i)f",
+    "\\0",
+];
+const PERL_ANCHORS: &[&str] = &["^", "$", "\\b", "\\B", "\\A", "\\z", "\\Z", "\\G", "\\K"];
+const PERL_REPEATS: &[&str] = &[
+    "*", "+", "?", "*?", "+?", "??", "{1,2}", "{2}", "*+", "{,1}",
+];
+const PERL_ERRORS: &[&str] = &[
+    ")",
+    "(?<=a+)",
+    "[b-a]",
+    "\\",
+    "(?<n>a)\\k<m>",
+    "*",
+    "(?P<",
+    "\\8",
+];
+
+/// A small regex in PCRE2 syntax.
+fn arbitrary_perl(
+    u: &mut Unstructured<'_>,
+    depth: u32,
+    groups: &mut Groups,
+) -> arbitrary::Result<String> {
+    let mut s = String::new();
+    for _ in 0..u.int_in_range(1..=3u8)? {
+        let mut repeatable = true;
+        match u.int_in_range(0..=12u8)? {
+            0 => {
+                s.push_str(u.choose(PERL_ANCHORS)?);
+                repeatable = false;
+            }
+            1 if u.ratio(1, 8)? => {
+                s.push_str(u.choose(PERL_ERRORS)?);
+                repeatable = false;
+            }
+            2 | 3 if depth < 2 && groups.opened < 9 => {
+                // A group of one kind or another, maybe with an alternative.
+                let kind = *u.choose(&["(", "(?:", "(?=", "(?!", "(?<=", "(?<!", "(?>"])?;
+                if kind == "(" {
+                    groups.opened += 1;
+                }
+                let number = groups.opened;
+                let inner = arbitrary_perl(u, depth + 1, groups)?;
+                let group = if u.arbitrary()? {
+                    let other = arbitrary_perl(u, depth + 1, groups)?;
+                    format!("{kind}{inner}|{other})")
+                } else {
+                    format!("{kind}{inner})")
+                };
+                if kind == "(" {
+                    groups.closed.push(number);
+                }
+                s.push_str(&group);
+            }
+            4 if !groups.closed.is_empty() => {
+                s.push_str(&format!("\\{}", u.choose(&groups.closed)?));
+            }
+            5 if depth == 0 => s.push('|'),
+            _ => s.push_str(u.choose(PERL_ATOMS)?),
+        }
+        if repeatable && u.ratio(1, 3)? {
+            s.push_str(u.choose(PERL_REPEATS)?);
+        }
+    }
+    Ok(s)
+}
+
 /// A pattern: a piece of some input, or a small regex.
 fn arbitrary_pattern(
     u: &mut Unstructured<'_>,
     inputs: &[Vec<u8>],
-    ere: bool,
+    syntax: u8,
 ) -> arbitrary::Result<Vec<u8>> {
     let from_input = !inputs.is_empty() && u.ratio(1, 2)?;
     if from_input {
@@ -322,7 +424,12 @@ fn arbitrary_pattern(
             .collect();
         return Ok(piece);
     }
-    Ok(arbitrary_regex(u, ere, 0, &mut Groups::default())?.into_bytes())
+    let mut groups = Groups::default();
+    Ok(match syntax {
+        3 => arbitrary_perl(u, 0, &mut groups)?,
+        _ => arbitrary_regex(u, syntax == 1, 0, &mut groups)?,
+    }
+    .into_bytes())
 }
 
 fn arbitrary_node(u: &mut Unstructured<'_>) -> arbitrary::Result<Node> {
@@ -373,12 +480,12 @@ fn arbitrary_body(u: &mut Unstructured<'_>) -> arbitrary::Result<Body> {
             _ => None,
         })
         .collect();
-    let syntax = u.int_in_range(0..=2u8)?;
-    let ere = syntax == 1;
+    let syntax = u.int_in_range(0..=3u8)?;
     let mut args: Vec<Vec<u8>> = Vec::new();
     match syntax {
         1 => args.push(b"-E".to_vec()),
         2 => args.push(b"-F".to_vec()),
+        3 => args.push(b"-P".to_vec()),
         _ => {}
     }
     for _ in 0..u.int_in_range(0..=4usize)? {
@@ -390,7 +497,12 @@ fn arbitrary_body(u: &mut Unstructured<'_>) -> arbitrary::Result<Body> {
             args.push(u.choose(FLAGS)?.to_vec());
         }
     }
-    let pattern_count = u.int_in_range(1..=2u8)?;
+    // -P takes one pattern: two are mostly its error.
+    let pattern_count = if syntax == 3 && u.ratio(3, 4)? {
+        1
+    } else {
+        u.int_in_range(1..=2u8)?
+    };
     if u.ratio(1, 6)? {
         // `-f FILE`: a pattern file of its own (patterns a line each, the
         // last maybe unterminated), an input, stdin, a directory or a name
@@ -400,7 +512,7 @@ fn arbitrary_body(u: &mut Unstructured<'_>) -> arbitrary::Result<Body> {
             if i > 0 {
                 list.push(b'\n');
             }
-            list.extend(arbitrary_pattern(u, &inputs, ere)?);
+            list.extend(arbitrary_pattern(u, &inputs, syntax)?);
         }
         if u.arbitrary()? {
             list.push(b'\n');
@@ -427,14 +539,14 @@ fn arbitrary_body(u: &mut Unstructured<'_>) -> arbitrary::Result<Body> {
         args.push(u.choose(&sources)?.clone());
         if u.ratio(1, 4)? {
             args.push(b"-e".to_vec());
-            args.push(arbitrary_pattern(u, &inputs, ere)?);
+            args.push(arbitrary_pattern(u, &inputs, syntax)?);
         }
     } else if pattern_count == 1 && u.ratio(2, 3)? {
-        args.push(arbitrary_pattern(u, &inputs, ere)?);
+        args.push(arbitrary_pattern(u, &inputs, syntax)?);
     } else {
         for _ in 0..pattern_count {
             args.push(b"-e".to_vec());
-            args.push(arbitrary_pattern(u, &inputs, ere)?);
+            args.push(arbitrary_pattern(u, &inputs, syntax)?);
         }
     }
     let mut names: Vec<Vec<u8>> = world.files.keys().cloned().collect();

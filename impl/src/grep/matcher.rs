@@ -18,13 +18,62 @@ use regex_automata::{Anchored, Input, MatchKind};
 use samebytes_spec::grep::{CompileError, PatternConfig, Syntax};
 use samebytes_spec::Locale;
 
+use samebytes_pcre2::MatchFailure;
+
 use super::backref::Backtracker;
+use super::perl::PerlMatcher;
 use super::translate::{self, Reading};
 use crate::sys::GnuRegex;
 use crate::utf8::{self, Head};
 use crate::wc::classes;
 
-pub struct Matcher {
+/// The patterns compiled: GNU's own dialects, or PCRE2's for `-P`.
+pub enum Matcher {
+    Regex(RegexMatcher),
+    Perl(PerlMatcher),
+}
+
+impl Matcher {
+    /// Compile the patterns; the warnings to print, or the lines of the
+    /// errors.
+    pub fn build(
+        patterns: &[Vec<u8>],
+        cfg: &PatternConfig,
+    ) -> Result<(Matcher, Vec<String>), Vec<CompileError>> {
+        match cfg.syntax {
+            Syntax::Perl => match PerlMatcher::build(patterns, cfg) {
+                Ok(m) => Ok((Matcher::Perl(m), Vec::new())),
+                Err(e) => Err(vec![e]),
+            },
+            _ => RegexMatcher::build(patterns, cfg).map(|(m, w)| (Matcher::Regex(m), w)),
+        }
+    }
+
+    /// A position, in the first line of `hay[from..]` that has a match, at
+    /// or after that match's start.  `from` is a line start.
+    pub fn find(&self, hay: &[u8], from: usize) -> Result<Option<usize>, MatchFailure> {
+        match self {
+            Matcher::Regex(m) => Ok(m.find(hay, from)),
+            Matcher::Perl(m) => m.find(hay, from),
+        }
+    }
+
+    pub fn is_match(&self, line: &[u8]) -> Result<bool, MatchFailure> {
+        Ok(self.find(line, 0)?.is_some())
+    }
+
+    /// The matches `-o` prints in a line, as (start, end), and the failure
+    /// that kept the rest from being found.
+    pub fn matches(&self, line: &[u8]) -> (Vec<(usize, usize)>, Option<MatchFailure>) {
+        match self {
+            Matcher::Regex(m) => (m.matches(line), None),
+            Matcher::Perl(m) => m.matches(line),
+        }
+    }
+}
+
+/// The matcher of `-G`, `-E` and `-F`.
+pub struct RegexMatcher {
     /// A plain literal's finder, when the pattern is one.
     literal: Option<memmem::Finder<'static>>,
     /// With back-references: every pattern as one regex (a superset: a
@@ -190,17 +239,18 @@ impl Engine for GnuRegex {
     }
 }
 
-impl Matcher {
+impl RegexMatcher {
     /// Compile the patterns; the warnings to print, or the lines of the
     /// errors (warnings met before a DFA error first).
     pub fn build(
         patterns: &[Vec<u8>],
         cfg: &PatternConfig,
-    ) -> Result<(Matcher, Vec<String>), Vec<CompileError>> {
+    ) -> Result<(RegexMatcher, Vec<String>), Vec<CompileError>> {
         // As GNU does, glibc compiles every pattern first: its errors are
         // GNU's, for every pattern that has one.
         let bits = match cfg.syntax {
             Syntax::Fixed => None,
+            Syntax::Perl => unreachable!("-P is PerlMatcher's"),
             Syntax::Basic => Some(syntax_bits::GREP),
             Syntax::Extended => Some(syntax_bits::EGREP),
         }
@@ -240,7 +290,7 @@ impl Matcher {
         patterns: &[Vec<u8>],
         compiled: Vec<GnuRegex>,
         cfg: &PatternConfig,
-    ) -> Result<(Matcher, Vec<String>), Vec<String>> {
+    ) -> Result<(RegexMatcher, Vec<String>), Vec<String>> {
         // The regexes leave -w out: it is checked line by line.
         let plain = PatternConfig {
             word: false,
@@ -279,7 +329,7 @@ impl Matcher {
             || !backrefs.is_empty()
             || joint.as_ref().is_some_and(|j| j.exact.is_some())
             || (cfg.locale == Locale::Utf8 && patterns.iter().any(|p| !utf8::is_valid(p)));
-        let matcher = Matcher {
+        let matcher = RegexMatcher {
             literal: plain_literal(patterns, &plain).map(|l| memmem::Finder::new(&l).into_owned()),
             candidates,
             joint,
@@ -336,10 +386,6 @@ impl Matcher {
             }
             pos = end + 1;
         }
-    }
-
-    pub fn is_match(&self, line: &[u8]) -> bool {
-        self.find(line, 0).is_some()
     }
 
     /// The matches `-o` prints in a line, as (start, end): each search
@@ -689,7 +735,7 @@ fn plain_strings(patterns: &[Vec<u8>], cfg: &PatternConfig) -> bool {
         let special = |b: &u8| match cfg.syntax {
             Syntax::Fixed => false,
             Syntax::Basic => b"\\[*.^$".contains(b),
-            Syntax::Extended => b"\\[*.^$+?(){}|".contains(b),
+            Syntax::Extended | Syntax::Perl => b"\\[*.^$+?(){}|".contains(b),
         };
         !p.iter().any(special) && (!cfg.ignore_case || p.is_ascii())
     })
@@ -707,7 +753,7 @@ fn plain_literal(patterns: &[Vec<u8>], cfg: &PatternConfig) -> Option<Vec<u8>> {
     let special: &[u8] = match cfg.syntax {
         Syntax::Fixed => b"",
         Syntax::Basic => b"\\[]*.^$",
-        Syntax::Extended => b"\\[]*.^$+?(){}|",
+        Syntax::Extended | Syntax::Perl => b"\\[]*.^$+?(){}|",
     };
     (!p.iter().any(|b| special.contains(b))).then(|| p.clone())
 }

@@ -32,9 +32,11 @@ use samebytes_spec::grep::{
 
 mod backref;
 mod matcher;
+mod perl;
 mod translate;
 
 use matcher::Matcher;
+use samebytes_pcre2::MatchFailure;
 
 use crate::io::diagnose;
 
@@ -88,8 +90,18 @@ pub trait GrepSystem {
 /// The size a pipe we read from is grown to.
 const PIPE_SIZE: usize = 1 << 20;
 
-/// The stop: stdout failed.
-struct WriteFailed(io::Error);
+/// What ends the whole run early: stdout failed, or (`-P`) PCRE2 could
+/// not decide a match, where GNU dies.
+enum Stop {
+    Write(io::Error),
+    Match(MatchFailure),
+}
+
+impl From<MatchFailure> for Stop {
+    fn from(f: MatchFailure) -> Stop {
+        Stop::Match(f)
+    }
+}
 
 /// Output batched in one buffer.
 struct Sink<'a> {
@@ -100,9 +112,9 @@ struct Sink<'a> {
 }
 
 impl Sink<'_> {
-    fn flush(&mut self) -> Result<(), WriteFailed> {
+    fn flush(&mut self) -> Result<(), Stop> {
         if !self.buf.is_empty() {
-            let r = self.out.write_all(&self.buf).map_err(WriteFailed);
+            let r = self.out.write_all(&self.buf).map_err(Stop::Write);
             self.buf.clear();
             r?;
         }
@@ -110,7 +122,7 @@ impl Sink<'_> {
     }
 
     /// After a whole line (or count, or name) is buffered.
-    fn line_done(&mut self) -> Result<(), WriteFailed> {
+    fn line_done(&mut self) -> Result<(), Stop> {
         if self.line_buffered || self.buf.len() >= self.write_size {
             self.flush()?;
         }
@@ -194,7 +206,7 @@ impl Search<'_, '_> {
         start: usize,
         end: usize,
         selected: bool,
-    ) -> Result<bool, WriteFailed> {
+    ) -> Result<bool, Stop> {
         let line = &buf[start..end];
         let number = if self.opts.line_number {
             self.line_number(st, buf, base, start)
@@ -209,16 +221,18 @@ impl Search<'_, '_> {
                 return Ok(true);
             }
             let sep = if self.opts.invert { b'-' } else { b':' };
-            for (s, e) in self.matcher.matches(line) {
+            let (found, failure) = self.matcher.matches(line);
+            let stop = || failure.clone().map_or(Ok(false), |f| Err(Stop::Match(f)));
+            for (s, e) in found {
                 if self.encoding_error(&line[s..e]) {
-                    return Ok(false);
+                    return stop();
                 }
                 self.prefix(name, number, offset + s as u64, sep);
                 self.sink.buf.extend_from_slice(&line[s..e]);
                 self.sink.buf.push(self.terminator);
                 self.sink.line_done()?;
             }
-            return Ok(true);
+            return stop().map(|_| true);
         }
         if self.encoding_error(line) {
             return Ok(false);
@@ -243,7 +257,7 @@ impl Search<'_, '_> {
         buf: &[u8],
         base: u64,
         limit: usize,
-    ) -> Result<(), WriteFailed> {
+    ) -> Result<(), Stop> {
         if st.pending == 0 {
             return Ok(());
         }
@@ -270,7 +284,7 @@ impl Search<'_, '_> {
         base: u64,
         start: usize,
         end: usize,
-    ) -> Result<(), WriteFailed> {
+    ) -> Result<(), Stop> {
         // With -v, a run of consecutive selected lines is one piece:
         // context and the separator come before its first line only.
         let continues_run =
@@ -337,7 +351,7 @@ impl Search<'_, '_> {
         base: u64,
         from: usize,
         to: usize,
-    ) -> Result<(), WriteFailed> {
+    ) -> Result<(), Stop> {
         let hay = &buf[..to];
         let mut pos = from;
         while pos < to && !st.done && st.selected < self.limit {
@@ -345,7 +359,7 @@ impl Search<'_, '_> {
             // (Here pos < to, so buf[to - 1] exists.)
             let found = self
                 .matcher
-                .find(hay, pos)
+                .find(hay, pos)?
                 .filter(|&m| m < to || buf[to - 1] != self.terminator);
             let (line_start, line_end) = match found {
                 // Nothing is printed (`-c`): where the line starts does not
@@ -391,7 +405,7 @@ impl Search<'_, '_> {
         base: u64,
         from: usize,
         to: usize,
-    ) -> Result<(), WriteFailed> {
+    ) -> Result<(), Stop> {
         let mut at = from;
         while at < to && !st.done && st.selected < self.limit {
             let e = self.line_end(buf, at, to);
@@ -428,7 +442,7 @@ impl Search<'_, '_> {
         base: u64,
         from: usize,
         to: usize,
-    ) -> Result<Option<usize>, WriteFailed> {
+    ) -> Result<Option<usize>, Stop> {
         if from >= to {
             return Ok(None);
         }
@@ -473,7 +487,7 @@ impl Search<'_, '_> {
     }
 
     /// Search a binary part: NULs end lines too, nothing is printed.
-    fn binary(&mut self, st: &mut FileState, part: &[u8], base: u64) {
+    fn binary(&mut self, st: &mut FileState, part: &[u8], base: u64) -> Result<(), Stop> {
         let t = self.terminator;
         let mut pieces: Vec<&[u8]> = part.split(|&b| b == t || b == 0).collect();
         if part.last().is_some_and(|&b| b == t || b == 0) {
@@ -485,7 +499,7 @@ impl Search<'_, '_> {
                 break;
             }
             at = (at + piece.len() as u64 + 1).min(base + part.len() as u64);
-            if self.matcher.is_match(piece) != self.opts.invert {
+            if self.matcher.is_match(piece)? != self.opts.invert {
                 st.selected += 1;
                 st.after_last_selected = at;
                 st.binary_selected = true;
@@ -499,6 +513,7 @@ impl Search<'_, '_> {
         if st.selected >= self.limit {
             st.done = true;
         }
+        Ok(())
     }
 
     /// One region of whole lines, `buf[from..to]`, with `buf[0]` at `base`.
@@ -510,7 +525,7 @@ impl Search<'_, '_> {
         base: u64,
         from: usize,
         to: usize,
-    ) -> Result<(), WriteFailed> {
+    ) -> Result<(), Stop> {
         if st.done {
             return Ok(());
         }
@@ -529,13 +544,11 @@ impl Search<'_, '_> {
                     st.done = true;
                     return Ok(());
                 }
-                self.binary(st, &buf[at..to], base + at as u64);
-                return Ok(());
+                return self.binary(st, &buf[at..to], base + at as u64);
             }
         }
         if st.binary {
-            self.binary(st, &buf[from..to], base + from as u64);
-            return Ok(());
+            return self.binary(st, &buf[from..to], base + from as u64);
         }
         self.text(name, st, buf, base, from, to)
     }
@@ -546,7 +559,7 @@ impl Search<'_, '_> {
         name: &[u8],
         input: GrepInput,
         cfg: &GrepConfig,
-    ) -> Result<(FileState, Option<io::Error>), WriteFailed> {
+    ) -> Result<(FileState, Option<io::Error>), Stop> {
         let mut st = FileState::default();
         match input {
             GrepInput::Directory => Ok((st, Some(io::Error::from_raw_os_error(libc::EISDIR)))),
@@ -564,7 +577,7 @@ impl Search<'_, '_> {
         mut reader: Box<dyn Read + '_>,
         may_block: bool,
         cfg: &GrepConfig,
-    ) -> Result<Option<io::Error>, WriteFailed> {
+    ) -> Result<Option<io::Error>, Stop> {
         let mut buf = vec![0u8; cfg.buffer.max(1)];
         // buf[..filled] holds input from absolute offset `base`; lines
         // before `done_to` are searched; `complete` ends the last whole
@@ -765,7 +778,7 @@ pub fn run(
     };
     match search_all(&mut search, &operands, system, stderr, cfg) {
         Ok(status) => status,
-        Err(WriteFailed(e)) => {
+        Err(Stop::Write(e)) => {
             let _ = writeln!(
                 stderr,
                 "{program}: write error: {}",
@@ -773,6 +786,8 @@ pub fn run(
             );
             2
         }
+        // search_all reports these itself, naming the input.
+        Err(Stop::Match(_)) => 2,
     }
 }
 
@@ -782,7 +797,7 @@ fn search_all(
     system: &mut dyn GrepSystem,
     stderr: &mut dyn Write,
     cfg: &GrepConfig,
-) -> Result<i32, WriteFailed> {
+) -> Result<i32, Stop> {
     let opts = search.opts;
     let program = search.env.program.as_str();
     let mut matched = false;
@@ -797,7 +812,7 @@ fn search_all(
             name.clone()
         };
         let diagnose =
-            |search: &mut Search, stderr: &mut dyn Write, what: &str| -> Result<(), WriteFailed> {
+            |search: &mut Search, stderr: &mut dyn Write, what: &str| -> Result<(), Stop> {
                 if !opts.no_messages {
                     search.sink.flush()?;
                     let _ = writeln!(
@@ -836,7 +851,16 @@ fn search_all(
             let error = first_line_read_error(input, search.terminator, nul_ends_lines);
             (FileState::default(), error)
         } else {
-            search.input(&display, input, cfg)?
+            match search.input(&display, input, cfg) {
+                Err(Stop::Match(why)) => {
+                    // GNU dies here, with what it printed so far.
+                    search.sink.flush()?;
+                    let shown = String::from_utf8_lossy(&display);
+                    let _ = writeln!(stderr, "{program}: {shown}: {}", why.0);
+                    return Ok(2);
+                }
+                other => other?,
+            }
         };
         if is_stdin {
             // `-l -L -q` (and /dev/null output) stop where reading stopped,

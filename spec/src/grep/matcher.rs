@@ -25,9 +25,13 @@
 //! compiles them; each with back-references is a pattern of its own.  Of
 //! these, the one that matches leftmost wins, the longest at that start.
 
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 
+use samebytes_pcre2::MatchFailure;
+
 use super::chars::{self, Unit};
+use super::perl::Perl;
 use super::syntax::{self, Assert, Bracket, CompileError, Item, Node, Note, PatternConfig};
 use crate::Locale;
 
@@ -43,6 +47,10 @@ pub struct Matcher {
     /// character boundaries.  (It matters only to the empty string and to
     /// pattern bytes that are no character.)
     byte_starts: bool,
+    /// `-P`: PCRE2 decides instead of the trees.
+    perl: Option<Perl>,
+    /// Why a `-P` match could not be decided: GNU stops there.
+    failure: RefCell<Option<MatchFailure>>,
 }
 
 /// Would GNU search these patterns as plain strings (`-F`, or no special
@@ -53,6 +61,7 @@ fn searched_as_strings(patterns: &[Vec<u8>], cfg: &PatternConfig) -> bool {
         super::Syntax::Fixed => b"",
         super::Syntax::Basic => b"\\[*.^$",
         super::Syntax::Extended => b"\\[*.^$+?(){}|",
+        super::Syntax::Perl => return false,
     };
     patterns
         .iter()
@@ -93,6 +102,22 @@ pub enum Compiled {
 impl Matcher {
     /// Compile the patterns (already split at newlines).
     pub fn compile(patterns: &[Vec<u8>], cfg: &PatternConfig) -> Compiled {
+        if cfg.syntax == super::Syntax::Perl {
+            return match Perl::compile(patterns, cfg) {
+                Ok(perl) => Compiled::Ready(
+                    Matcher {
+                        joint: Vec::new(),
+                        patterns: Vec::new(),
+                        cfg: *cfg,
+                        byte_starts: false,
+                        perl: Some(perl),
+                        failure: RefCell::new(None),
+                    },
+                    Vec::new(),
+                ),
+                Err(e) => Compiled::Failed(vec![e]),
+            };
+        }
         let patterns_given = patterns;
         let mut parsed = Vec::new();
         let mut errors = Vec::new();
@@ -150,13 +175,35 @@ impl Matcher {
                 patterns,
                 cfg: *cfg,
                 byte_starts: searched_as_strings(patterns_given, cfg),
+                perl: None,
+                failure: RefCell::new(None),
             },
             warnings,
         )
     }
 
+    /// Why a `-P` match could not be decided, once one could not: every
+    /// line then matches nothing, and the caller stops as GNU does.
+    pub fn failure(&self) -> Option<String> {
+        self.failure.borrow().as_ref().map(|f| f.0.clone())
+    }
+
+    /// `-P`'s search from `from`, a failure recorded as no match.
+    fn perl_search(&self, perl: &Perl, line: &[u8], from: usize) -> Option<(usize, usize)> {
+        if self.failure.borrow().is_some() {
+            return None;
+        }
+        perl.search(line, from).unwrap_or_else(|f| {
+            *self.failure.borrow_mut() = Some(f);
+            None
+        })
+    }
+
     /// Does some pattern match this line (GNU's rules above)?
     pub fn is_match(&self, line: &[u8]) -> bool {
+        if let Some(perl) = &self.perl {
+            return self.perl_search(perl, line, 0).is_some();
+        }
         let dfa_decides = !(self.cfg.word && self.cfg.locale == Locale::Utf8);
         if dfa_decides {
             let alone = self.joint(|m| (!m.to_glibc).then_some(&m.dfa));
@@ -214,7 +261,11 @@ impl Matcher {
         let mut at = 0;
         while at < line.len() {
             let patterns = glibc.iter().chain(&self.patterns);
-            let Some((start, end)) = self.best(line, at, patterns, &self.cfg) else {
+            let next = match &self.perl {
+                Some(perl) => self.perl_search(perl, line, at),
+                None => self.best(line, at, patterns, &self.cfg),
+            };
+            let Some((start, end)) = next else {
                 break;
             };
             if start == line.len() {

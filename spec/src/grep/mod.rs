@@ -45,6 +45,7 @@
 
 pub mod chars;
 pub mod matcher;
+pub mod perl;
 pub mod syntax;
 
 use crate::getopt::{self, argmatch, HasArg, Item, LongOpt, OptionTable, ShortOpt};
@@ -558,13 +559,10 @@ pub fn parse_args(args: &[Vec<u8>], env: &GrepEnv) -> Invocation {
                     OptId::Extended => ("egrep", Syntax::Extended),
                     OptId::Fixed => ("fgrep", Syntax::Fixed),
                     OptId::Basic => ("grep", Syntax::Basic),
-                    _ => ("perl", Syntax::Basic),
+                    _ => ("perl", Syntax::Perl),
                 };
                 if let Err(e) = set_matcher(name) {
                     return *e;
-                }
-                if id == OptId::Perl {
-                    return unsupported("-P");
                 }
                 o.syntax = syntax;
             }
@@ -1007,7 +1005,13 @@ impl Run<'_> {
                 break;
             }
             let line = lines[i].1;
-            if self.matcher.is_match(line) == invert {
+            let matched = self.matcher.is_match(line);
+            if self.matcher.failure().is_some() {
+                // GNU dies in the search: nothing owed is printed.
+                stopped = true;
+                break;
+            }
+            if matched == invert {
                 i += 1;
                 continue;
             }
@@ -1050,13 +1054,13 @@ impl Run<'_> {
                 pending = after;
             }
             self.used = true;
-            if eff.done_on_match {
+            if eff.done_on_match || self.matcher.failure().is_some() {
                 stopped = true;
                 break;
             }
             i += 1;
         }
-        if !eff.out_quiet {
+        if !eff.out_quiet && self.matcher.failure().is_none() {
             let end = lines.len();
             self.print_pending(
                 name,
@@ -1082,7 +1086,11 @@ impl Run<'_> {
                     break;
                 }
                 at += piece.len() + 1;
-                if self.matcher.is_match(piece) != invert {
+                let matched = self.matcher.is_match(piece);
+                if self.matcher.failure().is_some() {
+                    break;
+                }
+                if matched != invert {
                     selected += 1;
                     after_last_selected = at.min(data.len());
                     // GNU marks output as used even when it prints nothing.
@@ -1291,6 +1299,11 @@ fn grep_with(
             (0, false, whole_line)
         } else {
             let r = run.search(&display, &data, read_error.is_some());
+            if let Some(why) = run.matcher.failure() {
+                // GNU's `die`: the run ends here, with what it printed.
+                run.out.diagnose(format!("{program}: {diag_name}: {why}\n"));
+                return finish(run.out, 2, failure, program);
+            }
             if is_stdin && !eff.done_on_match && opts.max_count == Some(r.selected) {
                 // `-m` was reached: stdin, if a regular file, is left just
                 // after the last selected line, for whoever reads it next.

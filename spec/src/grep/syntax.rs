@@ -35,13 +35,15 @@
 use super::chars::{self, Unit};
 use crate::Locale;
 
-/// The three pattern syntaxes.
+/// The pattern syntaxes: GNU's three, parsed here, and `-P`, which is
+/// PCRE2's (`super::perl`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Syntax {
     #[default]
     Basic,
     Extended,
     Fixed,
+    Perl,
 }
 
 /// Everything that changes what a pattern matches.

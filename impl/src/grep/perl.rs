@@ -1,0 +1,145 @@
+//! `-P`: PCRE2 on the lines of a whole buffer, as GNU grep 3.8's
+//! `Pexecute` runs it.
+//!
+//! PCRE2 (compiled by `samebytes_pcre2` with GNU's options) decides what
+//! matches; this module decides where it is asked:
+//! - each line is a subject of its own, without its terminator, so that
+//!   `^`, `$`, lookarounds and `\s` never see another line;
+//! - in UTF-8 a byte no character starts with (a continuation byte, 0xC0,
+//!   0xC1, 0xFE, 0xFF) is stepped over, and the subject starts again
+//!   after it, `^` no longer holding;
+//! - at a line's end, or after only such bytes, the answer is whether the
+//!   pattern matches the empty string;
+//! - a pattern that is a plain literal finds its candidate lines with
+//!   memchr's memmem first, and PCRE2 confirms each (the literal is in
+//!   every match, so no line is missed).
+
+use memchr::memmem;
+use samebytes_pcre2::{MatchFailure, Options, Pcre};
+use samebytes_spec::grep::{CompileError, PatternConfig};
+use samebytes_spec::Locale;
+
+pub struct PerlMatcher {
+    pcre: Pcre,
+    utf8: bool,
+    /// The empty string matches: `[0]` without `^` holding, `[1]` with.
+    empty_match: [Result<bool, MatchFailure>; 2],
+    /// The pattern's own text, when that is a literal PCRE2 reads as one.
+    literal: Option<memmem::Finder<'static>>,
+    terminator: u8,
+}
+
+/// Bytes PCRE2 reads as themselves outside a class, with no option on
+/// that changes them (no `(?x)`: a pattern holding `(` is no literal).
+fn is_plain(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || b" _-,:;'\"/=<>!@%&~#`".contains(&byte) || byte >= 0x80
+}
+
+impl PerlMatcher {
+    pub fn build(patterns: &[Vec<u8>], cfg: &PatternConfig) -> Result<PerlMatcher, CompileError> {
+        let pattern: &[u8] = match patterns {
+            [] => b"",
+            [one] => one,
+            _ => {
+                return Err(CompileError::bare(
+                    "the -P option only supports a single pattern".to_string(),
+                ))
+            }
+        };
+        let wrapped;
+        let text = if cfg.word && !cfg.line {
+            wrapped = [b"(?<!\\w)(?:", pattern, b")(?!\\w)"].concat();
+            &wrapped[..]
+        } else {
+            pattern
+        };
+        let utf8 = cfg.locale == Locale::Utf8;
+        let options = Options {
+            utf8,
+            caseless: cfg.ignore_case,
+            match_line: cfg.line,
+        };
+        let pcre = Pcre::compile(text, options).map_err(CompileError::bare)?;
+        let empty_match = [false, true].map(|bol| pcre.find(b"", 0, !bol).map(|m| m.is_some()));
+        // With -i a literal's other cases match too; in UTF-8 a byte that is
+        // no character is PCRE2's compile error already.
+        let literal =
+            (!pattern.is_empty() && !cfg.ignore_case && pattern.iter().all(|&b| is_plain(b)))
+                .then(|| memmem::Finder::new(pattern).into_owned());
+        Ok(PerlMatcher {
+            pcre,
+            utf8,
+            empty_match,
+            literal,
+            terminator: cfg.terminator,
+        })
+    }
+
+    /// The first match in `line` starting at or after `from`.
+    pub fn search(&self, line: &[u8], from: usize) -> Result<Option<(usize, usize)>, MatchFailure> {
+        let mut at = from;
+        let mut subject = 0;
+        if self.utf8 {
+            let skipped = line[from..]
+                .iter()
+                .position(|&b| !matches!(b, 0x80..=0xC1 | 0xFE | 0xFF))
+                .unwrap_or(line.len() - from);
+            if skipped > 0 {
+                at += skipped;
+                subject = at;
+            }
+        }
+        let bol = at == 0;
+        if at == line.len() {
+            let empty = self.empty_match[usize::from(bol)].clone()?;
+            return Ok(empty.then_some((at, at)));
+        }
+        let found = self.pcre.find(&line[subject..], at - subject, !bol)?;
+        Ok(found.map(|(s, e)| (subject + s, subject + e)))
+    }
+
+    /// Where the first match in the lines of `hay[from..]` starts (`from`
+    /// is a line start).  The empty line after a final terminator is
+    /// searched too: whether it counts is the caller's business.
+    pub fn find(&self, hay: &[u8], from: usize) -> Result<Option<usize>, MatchFailure> {
+        let t = self.terminator;
+        let mut pos = from;
+        loop {
+            let start = match &self.literal {
+                None => pos,
+                Some(f) => match f.find(&hay[pos..]) {
+                    None => return Ok(None),
+                    Some(m) => memchr::memrchr(t, &hay[pos..pos + m]).map_or(pos, |p| pos + p + 1),
+                },
+            };
+            let end = memchr::memchr(t, &hay[start..]).map_or(hay.len(), |p| start + p);
+            if let Some((s, _)) = self.search(&hay[start..end], 0)? {
+                return Ok(Some(start + s));
+            }
+            if end >= hay.len() {
+                return Ok(None);
+            }
+            pos = end + 1;
+        }
+    }
+
+    /// The matches `-o` prints, as GNU's loop finds them, and the failure
+    /// that ended the loop early, if one did.
+    pub fn matches(&self, line: &[u8]) -> (Vec<(usize, usize)>, Option<MatchFailure>) {
+        let mut found = Vec::new();
+        let mut at = 0;
+        while at < line.len() {
+            match self.search(line, at) {
+                Err(f) => return (found, Some(f)),
+                Ok(None) => break,
+                Ok(Some((s, _))) if s == line.len() => break,
+                Ok(Some((s, e))) if s == e => at = s + 1,
+                Ok(Some((s, e))) => {
+                    found.push((s, e));
+                    at = e;
+                }
+            }
+        }
+        (found, None)
+    }
+}
