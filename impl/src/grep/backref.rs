@@ -29,7 +29,8 @@
 //! each start, of a degree that grows with the groups a path carries.
 //! GNU's glibc pays the same kind of cost for back-references.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use regex_automata::util::syntax;
 use regex_syntax::hir::{Class, Hir, HirKind, Look};
@@ -82,6 +83,114 @@ pub struct Backtracker {
     /// Judge `\b \B \< \>`; when false they always hold (GNU's DFA's
     /// superset of a pattern it leaves to glibc).
     word_boundaries: bool,
+    /// The bytes a match can begin with ([`first_bytes`]), when no match
+    /// is empty: a search tries no other start.
+    first_bytes: Option<Box<[bool; 256]>>,
+}
+
+/// The bytes a path from the program's start can take first, or `None`
+/// when some path reaches `Match` taking nothing, or takes first what
+/// this does not follow (a back-reference, a word character).  Every
+/// instruction that takes no text is passed through, looks included
+/// (whether they hold is left to the search), so the set holds the first
+/// byte of every match.
+fn first_bytes(prog: &[Inst]) -> Option<Box<[bool; 256]>> {
+    let mut set = Box::new([false; 256]);
+    let mut seen = vec![false; prog.len()];
+    let mut todo = vec![0];
+    while let Some(pc) = todo.pop() {
+        if std::mem::replace(&mut seen[pc], true) {
+            continue;
+        }
+        match &prog[pc] {
+            Inst::Match | Inst::Backref(_) | Inst::WordChar(_) => return None,
+            Inst::Literal(bytes) => set[usize::from(*bytes.first()?)] = true,
+            Inst::Bytes(ranges) => {
+                for &(lo, hi) in ranges.iter() {
+                    set[usize::from(lo)..=usize::from(hi)].fill(true);
+                }
+            }
+            // A UTF-8 lead byte grows with the code point it begins.
+            Inst::Chars(ranges) => {
+                for &(lo, hi) in ranges.iter() {
+                    set[lead_byte(lo)..=lead_byte(hi)].fill(true);
+                }
+            }
+            Inst::Split(a, b) => todo.extend([*a, *b]),
+            Inst::Jump(a) => todo.push(*a),
+            Inst::Open(_) | Inst::Close(_) | Inst::Look(_) => todo.push(pc + 1),
+        }
+    }
+    Some(set)
+}
+
+/// A multiply-and-rotate hasher for the small integer keys of a search
+/// (states, slot sets): SipHash's resistance to chosen keys buys nothing
+/// here and costs most of a step.
+#[derive(Default)]
+struct StateHasher(u64);
+
+impl Hasher for StateHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+/// The group slots the paths of one search have carried, each stored
+/// once: a state names its slots by index, so that visiting a state costs
+/// no copy of them (only opening or closing a group makes new ones).
+struct GroupSets {
+    sets: Vec<Box<[usize]>>,
+    ids: HashMap<Box<[usize]>, usize, BuildHasherDefault<StateHasher>>,
+}
+
+impl GroupSets {
+    /// Index 0: every slot unset.
+    fn new(slots: usize) -> GroupSets {
+        let none: Box<[usize]> = vec![UNSET; slots].into();
+        let mut ids = HashMap::default();
+        ids.insert(none.clone(), 0);
+        GroupSets {
+            sets: vec![none],
+            ids,
+        }
+    }
+
+    /// The index of set `id` changed by `change`.
+    fn with(&mut self, id: usize, change: impl FnOnce(&mut [usize])) -> usize {
+        let mut slots = self.sets[id].clone();
+        change(&mut slots);
+        if let Some(&known) = self.ids.get(&slots) {
+            return known;
+        }
+        self.sets.push(slots.clone());
+        self.ids.insert(slots, self.sets.len() - 1);
+        self.sets.len() - 1
+    }
+}
+
+/// The first byte of a code point's UTF-8 encoding.
+fn lead_byte(c: u32) -> usize {
+    (match c {
+        0..=0x7f => c,
+        0x80..=0x7ff => 0xc0 | c >> 6,
+        0x800..=0xffff => 0xe0 | c >> 12,
+        _ => 0xf0 | (c >> 18).min(7),
+    }) as usize
 }
 
 impl Backtracker {
@@ -100,6 +209,7 @@ impl Backtracker {
         program.emit(&hir)?;
         program.push(Inst::Match)?;
         Ok(Backtracker {
+            first_bytes: first_bytes(&program.insts),
             prog: program.insts,
             groups: program.groups,
             ignore_case: cfg.ignore_case,
@@ -117,12 +227,13 @@ impl Backtracker {
     /// Every end of a match that starts at `start`, in increasing order.
     fn ends(&self, line: &[u8], start: usize) -> Vec<usize> {
         let mut ends = Vec::new();
-        let mut seen: HashSet<(usize, usize, Box<[usize]>)> = HashSet::new();
-        let slots: Box<[usize]> = vec![UNSET; 3 * self.groups].into();
-        let mut stack = vec![(0, start, slots)];
-        while let Some((mut pc, mut at, mut slots)) = stack.pop() {
+        let mut groups = GroupSets::new(3 * self.groups);
+        let mut seen: HashSet<(usize, usize, usize), BuildHasherDefault<StateHasher>> =
+            HashSet::default();
+        let mut stack = vec![(0, start, 0)];
+        while let Some((mut pc, mut at, mut id)) = stack.pop() {
             loop {
-                if !seen.insert((pc, at, slots.clone())) {
+                if !seen.insert((pc, at, id)) {
                     break;
                 }
                 match &self.prog[pc] {
@@ -131,17 +242,19 @@ impl Backtracker {
                         break;
                     }
                     Inst::Split(a, b) => {
-                        stack.push((*b, at, slots.clone()));
+                        stack.push((*b, at, id));
                         pc = *a;
                     }
                     Inst::Jump(a) => pc = *a,
                     Inst::Open(g) => {
-                        slots[3 * g] = at;
+                        id = groups.with(id, |slots| slots[3 * g] = at);
                         pc += 1;
                     }
                     Inst::Close(g) => {
-                        slots[3 * g + 1] = slots[3 * g];
-                        slots[3 * g + 2] = at;
+                        id = groups.with(id, |slots| {
+                            slots[3 * g + 1] = slots[3 * g];
+                            slots[3 * g + 2] = at;
+                        });
                         pc += 1;
                     }
                     Inst::Look(look) => {
@@ -151,6 +264,7 @@ impl Backtracker {
                         pc += 1;
                     }
                     Inst::Backref(g) => {
+                        let slots = &groups.sets[id];
                         let (gs, ge) = (slots[3 * g + 1], slots[3 * g + 2]);
                         if gs == UNSET {
                             break;
@@ -320,7 +434,13 @@ impl Backtracker {
 
 impl Engine for Backtracker {
     fn leftmost(&self, line: &[u8], from: usize) -> Option<(usize, usize)> {
-        (from..=line.len()).find_map(|s| self.ends(line, s).last().map(|&e| (s, e)))
+        let may_start = |s: usize| match &self.first_bytes {
+            Some(set) => line.get(s).is_some_and(|&b| set[usize::from(b)]),
+            None => true,
+        };
+        (from..=line.len())
+            .filter(|&s| may_start(s))
+            .find_map(|s| self.ends(line, s).last().map(|&e| (s, e)))
     }
 
     fn longest_end(&self, line: &[u8], start: usize, limit: usize) -> Option<usize> {
@@ -482,6 +602,42 @@ mod tests {
             line: false,
             locale,
             terminator: b'\n',
+        }
+    }
+
+    #[test]
+    fn lead_byte_is_the_encodings_first() {
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            let mut buf = [0; 4];
+            let first = c.encode_utf8(&mut buf).as_bytes()[0];
+            assert_eq!(lead_byte(u32::from(c)), usize::from(first), "{c:?}");
+        }
+    }
+
+    /// The first-byte filter skips no start where a match begins: every
+    /// start is tried by hand and compared.
+    #[test]
+    fn first_bytes_skip_no_match() {
+        let lines: &[&[u8]] = &[
+            b"\xc3\xa9x\xc3\x89x \xc3\xa9\xc3\xa9 ab ab",
+            b"_xx__ \xc3\x89\xc3\x89 aXa",
+            b"",
+        ];
+        for (source, locale, icase) in [
+            ("(?P<g1>\u{e9})(?P<r1_0>)", Locale::Utf8, true),
+            (
+                "(?P<g1>[\u{e9}-\u{10ffff}])x(?P<r1_0>)",
+                Locale::Utf8,
+                false,
+            ),
+            ("(?:(?P<g1>a)|b*)X(?P<r1_0>)", Locale::C, true),
+            ("\\b(?P<g1>_)x(?P<r1_0>)", Locale::C, false),
+        ] {
+            let b = Backtracker::compile(source, &cfg(locale, icase)).unwrap();
+            for line in lines {
+                let every = (0..=line.len()).find_map(|s| b.ends(line, s).last().map(|&e| (s, e)));
+                assert_eq!(b.leftmost(line, 0), every, "{source} on {line:?}");
+            }
         }
     }
 

@@ -10,9 +10,9 @@
 //!   after it, `^` no longer holding;
 //! - at a line's end, or after only such bytes, the answer is whether the
 //!   pattern matches the empty string;
-//! - a pattern that is a plain literal finds its candidate lines with
-//!   memchr's memmem first, and PCRE2 confirms each (the literal is in
-//!   every match, so no line is missed).
+//! - a pattern that starts with a plain literal (and has no `|`) finds
+//!   its candidate lines with memchr's memmem first, and PCRE2 confirms
+//!   each (the literal is in every match, so no line is missed).
 
 use memchr::memmem;
 use samebytes_pcre2::{MatchFailure, Options, Pcre};
@@ -24,15 +24,41 @@ pub struct PerlMatcher {
     utf8: bool,
     /// The empty string matches: `[0]` without `^` holding, `[1]` with.
     empty_match: [Result<bool, MatchFailure>; 2],
-    /// The pattern's own text, when that is a literal PCRE2 reads as one.
+    /// A string every match holds ([`required_literal`]): its finder
+    /// picks the lines PCRE2 is asked about.
     literal: Option<memmem::Finder<'static>>,
     terminator: u8,
 }
 
-/// Bytes PCRE2 reads as themselves outside a class, with no option on
-/// that changes them (no `(?x)`: a pattern holding `(` is no literal).
+/// Bytes PCRE2 reads as themselves outside a class, before any option
+/// that could change them (`(?x)` begins with `(`, which is not plain).
 fn is_plain(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || b" _-,:;'\"/=<>!@%&~#`".contains(&byte) || byte >= 0x80
+}
+
+/// A string every match of the pattern holds (without `-i`): the run of
+/// plain bytes it starts with, after zero-width `^ \b \B \A \G`.  None
+/// when the pattern has a `|` anywhere, where the run may be one side's
+/// alone.  A quantifier after the run (`? * {`) may take away its last
+/// character, which is then left out (back to a lead byte, so that in
+/// UTF-8 no part of a character stays).
+fn required_literal(pattern: &[u8]) -> Option<&[u8]> {
+    if pattern.contains(&b'|') {
+        return None;
+    }
+    let mut rest = pattern;
+    while let [b'^', tail @ ..] | [b'\\', b'b' | b'B' | b'A' | b'G', tail @ ..] = rest {
+        rest = tail;
+    }
+    let run = rest.iter().take_while(|&&b| is_plain(b)).count();
+    let mut literal = &rest[..run];
+    if matches!(rest.get(run), Some(b'?' | b'*' | b'{')) {
+        while let [head @ .., 0x80..=0xBF] = literal {
+            literal = head;
+        }
+        literal = literal.split_last().map_or(literal, |(_, head)| head);
+    }
+    (!literal.is_empty()).then_some(literal)
 }
 
 impl PerlMatcher {
@@ -63,9 +89,9 @@ impl PerlMatcher {
         let empty_match = [false, true].map(|bol| pcre.find(b"", 0, !bol).map(|m| m.is_some()));
         // With -i a literal's other cases match too; in UTF-8 a byte that is
         // no character is PCRE2's compile error already.
-        let literal =
-            (!pattern.is_empty() && !cfg.ignore_case && pattern.iter().all(|&b| is_plain(b)))
-                .then(|| memmem::Finder::new(pattern).into_owned());
+        let literal = required_literal(pattern)
+            .filter(|_| !cfg.ignore_case)
+            .map(|l| memmem::Finder::new(l).into_owned());
         Ok(PerlMatcher {
             pcre,
             utf8,
@@ -141,5 +167,30 @@ impl PerlMatcher {
             }
         }
         (found, None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::required_literal;
+
+    #[test]
+    fn the_required_literal_is_only_what_every_match_holds() {
+        let cases: &[(&[u8], Option<&[u8]>)] = &[
+            (b"sentence", Some(b"sentence")),
+            (b"sent\\w+ce", Some(b"sent")),
+            (b"^\\bsent", Some(b"sent")),
+            (b"ab?", Some(b"a")),
+            (b"ab+", Some(b"ab")),
+            (b"a\xc3\xa9*", Some(b"a")),
+            (b"\xc3\xa9{2}", None),
+            (b"ab|cd", None),
+            (b"(?x)a b", None),
+            (b"\\d", None),
+            (b"", None),
+        ];
+        for &(pattern, want) in cases {
+            assert_eq!(required_literal(pattern), want, "{pattern:?}");
+        }
     }
 }
