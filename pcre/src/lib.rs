@@ -140,51 +140,74 @@ impl Pcre {
         offset: usize,
         notbol: bool,
     ) -> Result<Option<(usize, usize)>, MatchFailure> {
-        // An empty slice's pointer may be dangling, and PCRE2's JIT reads
-        // around a subject's start even when it is empty (a lookbehind
-        // with a lookahead inside: `(?<=a(?=x) )` on "" faults): an empty
-        // subject is given a real address, with bytes on either side.
-        static AROUND_EMPTY: [u8; 16] = [0; 16];
-        let subject = if subject.is_empty() {
-            &AROUND_EMPTY[8..8]
-        } else {
-            subject
-        };
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let options = if notbol { PCRE2_NOTBOL } else { 0 };
-        loop {
-            // SAFETY: the code is compiled; the subject pointer is valid
-            // for its length (an empty slice's dangling pointer is never
-            // read); the match data and context are live and ours alone
-            // under the lock.
-            let e = unsafe {
-                pcre2_match_8(
-                    self.code.as_ptr(),
-                    subject.as_ptr(),
-                    subject.len(),
-                    offset,
-                    options,
-                    state.data.as_ptr(),
-                    state.context.as_ptr(),
-                )
+        run(self.code, &mut state, subject, offset, notbol)
+    }
+
+    /// [`find`](Pcre::find) for an owner that holds the pattern alone: no
+    /// lock is taken (the binaries ask once a line).
+    pub fn find_mut(
+        &mut self,
+        subject: &[u8],
+        offset: usize,
+        notbol: bool,
+    ) -> Result<Option<(usize, usize)>, MatchFailure> {
+        let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        run(self.code, state, subject, offset, notbol)
+    }
+}
+
+/// One search with the compiled `code` and the match `state`.
+fn run(
+    code: NonNull<pcre2_code_8>,
+    state: &mut MatchState,
+    subject: &[u8],
+    offset: usize,
+    notbol: bool,
+) -> Result<Option<(usize, usize)>, MatchFailure> {
+    // An empty slice's pointer may be dangling, and PCRE2's JIT reads
+    // around a subject's start even when it is empty (a lookbehind
+    // with a lookahead inside: `(?<=a(?=x) )` on "" faults): an empty
+    // subject is given a real address, with bytes on either side.
+    static AROUND_EMPTY: [u8; 16] = [0; 16];
+    let subject = if subject.is_empty() {
+        &AROUND_EMPTY[8..8]
+    } else {
+        subject
+    };
+    let options = if notbol { PCRE2_NOTBOL } else { 0 };
+    loop {
+        // SAFETY: the code is compiled; the subject pointer is valid
+        // for its length (an empty slice's dangling pointer is never
+        // read); the match data and context are live and ours alone
+        // (under the lock, or through the owner's &mut).
+        let e = unsafe {
+            pcre2_match_8(
+                code.as_ptr(),
+                subject.as_ptr(),
+                subject.len(),
+                offset,
+                options,
+                state.data.as_ptr(),
+                state.context.as_ptr(),
+            )
+        };
+        if e >= 0 {
+            // SAFETY: after a match the output vector holds at least
+            // the pair of the whole match.
+            let pair = unsafe {
+                let ovector = pcre2_get_ovector_pointer_8(state.data.as_ptr());
+                (*ovector, *ovector.add(1))
             };
-            if e >= 0 {
-                // SAFETY: after a match the output vector holds at least
-                // the pair of the whole match.
-                let pair = unsafe {
-                    let ovector = pcre2_get_ovector_pointer_8(state.data.as_ptr());
-                    (*ovector, *ovector.add(1))
-                };
-                return Ok(Some(pair));
+            return Ok(Some(pair));
+        }
+        match e {
+            PCRE2_ERROR_NOMATCH => return Ok(None),
+            PCRE2_ERROR_JIT_STACKLIMIT if state.jit_stack_size <= c_int::MAX as usize / 2 => {
+                state.grow_jit_stack()?
             }
-            match e {
-                PCRE2_ERROR_NOMATCH => return Ok(None),
-                PCRE2_ERROR_JIT_STACKLIMIT if state.jit_stack_size <= c_int::MAX as usize / 2 => {
-                    state.grow_jit_stack()?
-                }
-                PCRE2_ERROR_DEPTHLIMIT => state.raise_depth_limit(e)?,
-                _ => return Err(MatchFailure(failure_text(e))),
-            }
+            PCRE2_ERROR_DEPTHLIMIT => state.raise_depth_limit(e)?,
+            _ => return Err(MatchFailure(failure_text(e))),
         }
     }
 }

@@ -14,13 +14,17 @@
 //!   its candidate lines with memchr's memmem first, and PCRE2 confirms
 //!   each (the literal is in every match, so no line is missed).
 
+use std::cell::RefCell;
+
 use memchr::memmem;
 use samebytes_pcre2::{MatchFailure, Options, Pcre};
 use samebytes_spec::grep::{CompileError, PatternConfig};
 use samebytes_spec::Locale;
 
 pub struct PerlMatcher {
-    pcre: Pcre,
+    /// The binaries search on one thread: a RefCell spares each line
+    /// the pattern's lock.
+    pcre: RefCell<Pcre>,
     utf8: bool,
     /// The empty string matches: `[0]` without `^` holding, `[1]` with.
     empty_match: [Result<bool, MatchFailure>; 2],
@@ -93,7 +97,7 @@ impl PerlMatcher {
             .filter(|_| !cfg.ignore_case)
             .map(|l| memmem::Finder::new(l).into_owned());
         Ok(PerlMatcher {
-            pcre,
+            pcre: RefCell::new(pcre),
             utf8,
             empty_match,
             literal,
@@ -120,7 +124,10 @@ impl PerlMatcher {
             let empty = self.empty_match[usize::from(bol)].clone()?;
             return Ok(empty.then_some((at, at)));
         }
-        let found = self.pcre.find(&line[subject..], at - subject, !bol)?;
+        let found = self
+            .pcre
+            .borrow_mut()
+            .find_mut(&line[subject..], at - subject, !bol)?;
         Ok(found.map(|(s, e)| (subject + s, subject + e)))
     }
 
