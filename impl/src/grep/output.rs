@@ -1,0 +1,162 @@
+//! The printer side of the core: a selected line with its before-context,
+//! owed after-context, group separators, prefixes and `-o`'s matches.
+//! Every line goes to the sink whole; a line (or `-o` match) with an
+//! encoding error is kept back, as GNU keeps it back, and noted.
+
+use samebytes_spec::grep::BinaryFiles;
+
+use super::buffer::Window;
+use super::lines;
+use super::search::Search;
+use super::sink::Stop;
+
+impl Search<'_, '_> {
+    fn prefix(&mut self, number: u64, offset: u64, sep: u8) {
+        let name = self.with_filename.then_some(self.name.as_slice());
+        samebytes_spec::grep::write_prefix(
+            &mut self.sink.buf,
+            self.opts,
+            name,
+            number,
+            offset,
+            sep,
+        );
+    }
+
+    pub(super) fn encoding_error(&self, text: &[u8]) -> bool {
+        self.env.locale == samebytes_spec::Locale::Utf8
+            && self.opts.binary_files != BinaryFiles::Text
+            && !crate::utf8::is_valid(text)
+    }
+
+    /// The line number of the line starting at `w.bytes[at]`, counting
+    /// only the bytes not yet counted: lines are printed in the order of
+    /// the input, so `counted_to` never passes `at`.
+    fn line_number(&mut self, w: Window, at: usize) -> u64 {
+        let counted = w.index(self.file.counted_to);
+        self.file.counted_lines += lines::count(&w.bytes[counted..at], self.terminator);
+        self.file.counted_to = w.offset(at);
+        self.file.counted_lines + 1
+    }
+
+    /// Print the line `w.bytes[start..end]`; false when an encoding error
+    /// kept it (or one of its matches) back.
+    fn print_line(
+        &mut self,
+        w: Window,
+        start: usize,
+        end: usize,
+        selected: bool,
+    ) -> Result<bool, Stop> {
+        let line = &w.bytes[start..end];
+        let number = if self.opts.line_number {
+            self.line_number(w, start)
+        } else {
+            0
+        };
+        let offset = w.offset(start);
+        if self.opts.only_matching {
+            // The matches of matching lines: selected ones, or with `-v`
+            // context ones (marked `-`).
+            if selected == self.opts.invert {
+                return Ok(true);
+            }
+            let sep = if self.opts.invert { b'-' } else { b':' };
+            let (found, failure) = self.matcher.matches(line);
+            let stop = || failure.clone().map_or(Ok(false), |f| Err(Stop::Match(f)));
+            for (s, e) in found {
+                if self.encoding_error(&line[s..e]) {
+                    return stop();
+                }
+                self.prefix(number, offset + s as u64, sep);
+                self.sink.line(&line[s..e], self.terminator)?;
+            }
+            return stop().map(|_| true);
+        }
+        if self.encoding_error(line) {
+            return Ok(false);
+        }
+        self.prefix(number, offset, if selected { b':' } else { b'-' });
+        self.sink.line(line, self.terminator)?;
+        Ok(true)
+    }
+
+    /// Print owed after-context from `lastout` up to `w.bytes[limit]`.
+    pub(super) fn print_pending(&mut self, w: Window, limit: usize) -> Result<(), Stop> {
+        if self.file.pending == 0 {
+            return Ok(());
+        }
+        let mut at = self.file.lastout.map_or(0, |l| w.index(l));
+        while self.file.pending > 0 && at < limit {
+            let end = lines::end(w.bytes, self.terminator, at, limit);
+            if self.print_line(w, at, end, false)? {
+                at = (end + 1).min(limit);
+            } else {
+                self.file.encoding_error = true;
+            }
+            self.file.pending -= 1;
+        }
+        self.file.lastout = Some(w.offset(at));
+        Ok(())
+    }
+
+    /// One selected line, `w.bytes[start..end]`.
+    pub(super) fn selected(&mut self, w: Window, start: usize, end: usize) -> Result<(), Stop> {
+        // With -v, a run of consecutive selected lines is one piece:
+        // context and the separator come before its first line only.
+        let continues_run = self.opts.invert
+            && self.file.selected > 0
+            && self.file.after_last_selected == w.offset(start);
+        self.file.selected += 1;
+        let terminated = w.bytes.get(end) == Some(&self.terminator);
+        self.file.after_last_selected = w.offset(end) + u64::from(terminated);
+        if continues_run && !self.eff.out_quiet {
+            // A selected line kept back moves `lastout` too (the spec).
+            if !self.print_line(w, start, end, true)? {
+                self.file.encoding_error = true;
+            }
+            self.file.lastout = Some(self.file.after_last_selected);
+            self.file.pending = self.eff.after.unwrap_or(0);
+        } else if !self.eff.out_quiet {
+            self.print_pending(w, start)?;
+            self.with_before_context(w, start, end)?;
+            self.file.pending = self.eff.after.unwrap_or(0);
+        }
+        self.used = true;
+        if self.eff.done_on_match {
+            self.file.done = true;
+        }
+        Ok(())
+    }
+
+    /// The selected line `w.bytes[start..end]`, after its before-context
+    /// and, where a new group starts, the group separator.
+    fn with_before_context(&mut self, w: Window, start: usize, end: usize) -> Result<(), Stop> {
+        let t = self.terminator;
+        let floor = self.file.lastout.map_or(0, |l| w.index(l));
+        let first = lines::back(w.bytes, t, floor, start, self.eff.before.unwrap_or(0));
+        let context = self.eff.before.is_some() || self.eff.after.is_some();
+        if context && self.used && self.file.lastout != Some(w.offset(first)) {
+            let opts = self.opts;
+            if let Some(sep) = &opts.group_separator {
+                self.sink.line(sep, b'\n')?;
+            }
+        }
+        let mut at = first;
+        while at <= start {
+            let e = if at == start {
+                end
+            } else {
+                lines::end(w.bytes, t, at, start)
+            };
+            let printed = self.print_line(w, at, e, at == start)?;
+            self.file.encoding_error |= !printed;
+            // A selected line kept back moves `lastout` too (the spec).
+            if printed || at == start {
+                self.file.lastout = Some(w.offset(e + 1));
+            }
+            at = e + 1;
+        }
+        Ok(())
+    }
+}

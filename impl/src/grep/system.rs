@@ -1,0 +1,169 @@
+//! The system grep reads from: the [`GrepSystem`] seam, and the real one
+//! over descriptors.
+
+use std::io::{self, Read};
+
+/// An opened input.
+pub enum GrepInput {
+    /// A stream.  `may_block`: a read may wait, so output is flushed first.
+    Reader {
+        reader: Box<dyn Read>,
+        may_block: bool,
+    },
+    /// A directory: reading it fails with EISDIR.
+    Directory,
+}
+
+/// What grep can open, and what it knows about its output.
+pub trait GrepSystem {
+    /// Open a named input, or stdin for `None`.
+    fn open(&mut self, name: Option<&[u8]>) -> io::Result<GrepInput>;
+    /// Is this named input the regular file stdout appends to?
+    fn is_output_file(&mut self, name: &[u8]) -> bool;
+    /// Is stdout /dev/null?  GNU then reads each file only up to its first
+    /// selected line.
+    fn stdout_is_dev_null(&mut self) -> bool;
+    /// Stdin has been searched: leave it `Some(n)` bytes after where this
+    /// read of it started (`-m` was reached), or at its end, if it is a
+    /// file that can seek.
+    fn stdin_done(&mut self, resume_at: Option<u64>);
+    /// Read a stdin that cannot seek to its end, as GNU's `finalize_input`
+    /// does when it stopped early, so that its writer is not cut off.
+    fn drain_stdin(&mut self) -> io::Result<()>;
+}
+
+/// The size a pipe we read from is grown to.
+const PIPE_SIZE: usize = 1 << 20;
+
+/// The real system: files, stdin and stdout by descriptor.
+pub struct SystemGrep {
+    stdout_info: Option<crate::sys::FileInfo>,
+    stdout_is_dev_null: bool,
+    /// Where the last read of stdin started, when stdin is a regular file.
+    stdin_start: Option<u64>,
+}
+
+impl SystemGrep {
+    pub fn new() -> SystemGrep {
+        // A closed stdout is not the /dev/null Rust's start-up code put in
+        // its place.
+        let stdout_info = match crate::sys::stdout_was_closed() {
+            true => None,
+            false => crate::sys::fstat(libc::STDOUT_FILENO).ok(),
+        };
+        let dev_null = crate::sys::stat_path(b"/dev/null").ok();
+        let stdout_is_dev_null = match (&stdout_info, dev_null) {
+            (Some(out), Some(null)) => out.kind == crate::sys::FileKind::Other && out.id == null.id,
+            _ => false,
+        };
+        if stdout_info.is_some_and(|i| i.kind == crate::sys::FileKind::Fifo) {
+            // Room to write ahead of the reader: fewer wake-ups for both.
+            crate::sys::grow_pipe(libc::STDOUT_FILENO, PIPE_SIZE);
+        }
+        SystemGrep {
+            stdout_info,
+            stdout_is_dev_null,
+            stdin_start: None,
+        }
+    }
+}
+
+impl Default for SystemGrep {
+    fn default() -> Self {
+        SystemGrep::new()
+    }
+}
+
+impl GrepSystem for SystemGrep {
+    fn open(&mut self, name: Option<&[u8]>) -> io::Result<GrepInput> {
+        let input = match name {
+            Some(n) => crate::fdinput::FdInput::open(n)?,
+            // A closed stdin fails as GNU's read of it does, not as the
+            // /dev/null Rust's start-up code put in its place.
+            None if crate::sys::stdin_was_closed() => {
+                return Err(io::Error::from_raw_os_error(libc::EBADF))
+            }
+            None => crate::fdinput::FdInput::stdin(),
+        };
+        let info = input.info()?;
+        if info.kind == crate::sys::FileKind::Directory {
+            return Ok(GrepInput::Directory);
+        }
+        let may_block = info.kind != crate::sys::FileKind::Regular;
+        if !may_block {
+            crate::sys::advise_sequential(input.raw_fd());
+            if name.is_none() {
+                self.stdin_start = Some(crate::sys::lseek(
+                    input.raw_fd(),
+                    0,
+                    crate::sys::Whence::Cur,
+                )?);
+            }
+        }
+        if info.kind == crate::sys::FileKind::Fifo {
+            // A bigger pipe lets the writer run ahead: fewer, larger reads
+            // and fewer wake-ups on both sides.
+            crate::sys::grow_pipe(input.raw_fd(), PIPE_SIZE);
+        }
+        Ok(GrepInput::Reader {
+            reader: Box::new(input),
+            may_block,
+        })
+    }
+
+    fn stdin_done(&mut self, resume_at: Option<u64>) {
+        let Some(start) = self.stdin_start.take() else {
+            return;
+        };
+        // As GNU does; a failure leaves stdin where reading left it.
+        let _ = match resume_at {
+            Some(r) => crate::sys::lseek(
+                libc::STDIN_FILENO,
+                (start + r) as i64,
+                crate::sys::Whence::Set,
+            ),
+            // GNU seeks to the end only when it stopped before it (a file
+            // read to its end, or past it, stays put).
+            None => match crate::sys::fstat(libc::STDIN_FILENO) {
+                Ok(info)
+                    if crate::sys::lseek(libc::STDIN_FILENO, 0, crate::sys::Whence::Cur)
+                        .is_ok_and(|at| at < info.size) =>
+                {
+                    crate::sys::lseek(libc::STDIN_FILENO, 0, crate::sys::Whence::End)
+                }
+                _ => return,
+            },
+        };
+    }
+
+    fn drain_stdin(&mut self) -> io::Result<()> {
+        // A regular file was put at its end by `stdin_done`; a directory
+        // has nothing to drain.
+        match crate::sys::fstat(libc::STDIN_FILENO) {
+            Ok(info) if info.kind == crate::sys::FileKind::Regular => return Ok(()),
+            Ok(info) if info.kind == crate::sys::FileKind::Directory => return Ok(()),
+            _ => {}
+        }
+        let mut stdin = crate::fdinput::FdInput::stdin();
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            match stdin.read(&mut buf) {
+                Ok(0) => return Ok(()),
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn stdout_is_dev_null(&mut self) -> bool {
+        self.stdout_is_dev_null
+    }
+
+    fn is_output_file(&mut self, name: &[u8]) -> bool {
+        match (&self.stdout_info, crate::sys::stat_path(name)) {
+            (Some(out), Ok(info)) => out.kind == crate::sys::FileKind::Regular && out.id == info.id,
+            _ => false,
+        }
+    }
+}
