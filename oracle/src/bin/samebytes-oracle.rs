@@ -8,7 +8,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-const USAGE: &str = "usage: samebytes-oracle [campaign] [--binaries [--strict]] [--tool wc|cat|grep|yes]... [--seconds N] [--seed S]\n       samebytes-oracle replay REPRODUCER [--world DIR]\n";
+const USAGE: &str = "usage: samebytes-oracle [campaign] [--binaries [--strict]] [--tool wc|cat|grep|yes]... [--seconds N] [--seed S]\n       samebytes-oracle replay REPRODUCER [--world DIR]\n       samebytes-oracle spec grep ARG... < INPUT   (the reference on stdin; LC_ALL=C.UTF-8 for UTF-8)\n";
 
 /// The binaries next to this program, built (by cargo, in this program's
 /// profile) if they are missing or stale.
@@ -135,6 +135,12 @@ fn binary_campaign(
 }
 
 fn main() -> ExitCode {
+    // `spec` takes any bytes as arguments, so it comes before the rest,
+    // which are text.
+    let raw: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    if raw.first().is_some_and(|a| a == "spec") {
+        return spec_run(&raw[1..]);
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("replay") {
         let Some(repro) = args.get(1) else {
@@ -229,4 +235,56 @@ fn main() -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// `spec grep ARG...`: the reference grep on this process's stdin, read
+/// whole as a regular file, with the locale's character set from LC_ALL
+/// (or LC_CTYPE, LANG): for triage beside GNU, `printf ... | grep ...`.
+fn spec_run(args: &[std::ffi::OsString]) -> ExitCode {
+    use std::io::{Read, Write};
+    use std::os::unix::ffi::OsStrExt;
+    let Some((tool, rest)) = args.split_first() else {
+        eprint!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    if tool != "grep" {
+        eprint!("{USAGE}");
+        return ExitCode::from(2);
+    }
+    let mut input = Vec::new();
+    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
+        eprintln!("samebytes-oracle: stdin: {e}");
+        return ExitCode::from(2);
+    }
+    let locale_name = ["LC_ALL", "LC_CTYPE", "LANG"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|s| !s.is_empty()))
+        .unwrap_or_default();
+    let utf8 = locale_name
+        .to_ascii_lowercase()
+        .replace('-', "")
+        .contains("utf8");
+    let locale = if utf8 {
+        samebytes_spec::Locale::Utf8
+    } else {
+        samebytes_spec::Locale::C
+    };
+    let world = samebytes_spec::world::World {
+        stdin: samebytes_spec::world::Stdin {
+            node: samebytes_spec::world::Node::Regular(input),
+            offset: 0,
+        },
+        ..Default::default()
+    };
+    let argv: Vec<Vec<u8>> = rest.iter().map(|a| a.as_bytes().to_vec()).collect();
+    let outcome = samebytes_spec::grep::grep(
+        &argv,
+        &samebytes_spec::grep::GrepEnv::new(locale),
+        &world,
+        &samebytes_spec::grep::GrepStdout::Stream,
+        None,
+    );
+    let _ = std::io::stdout().write_all(&outcome.stdout);
+    let _ = std::io::stderr().write_all(&outcome.stderr);
+    ExitCode::from(outcome.status as u8)
 }

@@ -228,6 +228,13 @@ impl Matcher {
     /// '\xf8\x88\x80\x80\x80  \n' | grep -Ex '.+(\W+){1,2}'` selects
     /// nothing, because `.` takes no long form there.  With `-w` it runs
     /// them unwrapped: `grep -w 'x.'` selects `xay x` and a long form.
+    ///
+    /// The DFA runs over bytes, so a match may start at any byte.  Only a
+    /// pattern byte that is no character can match inside a character
+    /// (`\x80\x80\x80` inside the long form `\xf8\x88\x80\x80\x80`), and
+    /// GNU's DFA lets every line through for such a pattern anyway (dfa.c
+    /// reads the byte as a back-reference): `grep -w -e $'\x80\x80\x80'
+    /// -e .` selects that long form, which only glibc's `.` takes.
     fn dfa_passes(&self, line: &[u8]) -> bool {
         let Some(all) = self.joint(|m| Some(&m.dfa_superset)) else {
             return false;
@@ -236,7 +243,13 @@ impl Matcher {
             word: false,
             ..self.cfg
         };
-        self.best(line, 0, std::iter::once(&all), &as_run).is_some()
+        let run = Run {
+            line,
+            pattern: &all,
+            cfg: &as_run,
+            byte_starts: true,
+        };
+        run.first_match(0).is_some()
     }
 
     /// The alternation of the chosen readings, if any member is chosen.
