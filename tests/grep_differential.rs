@@ -46,6 +46,41 @@ fn stream_case(args: &[&[u8]], data: Vec<u8>, buffer: usize, whole_file: bool) -
     }
 }
 
+/// A NUL at the 32 KiB probe, in the line the reads have not finished
+/// when the probe is reached (campaign seed 31: a NUL at 32765, a line
+/// end at 32764, reads of 3, 1 and 8 bytes): before the probe every line
+/// is binary, after it only the NUL's line on.
+#[test]
+fn nul_in_the_partial_line_at_the_probe_counts() {
+    use samebytes_oracle::schedule::{ReadSchedule, ReadStep};
+    let lines = [&b"-\n"[..], &b" -\n".repeat(11_000)].concat();
+    for nul in 32_760..32_772 {
+        let mut data = lines.clone();
+        data[nul] = 0;
+        for args in [
+            &[&b"-e"[..], b" -"][..],
+            &[b"-c", b"-e", b" -"],
+            &[b"-I", b"-e", b" -"],
+            // -v selects each piece a NUL cuts off (seed 34).
+            &[b"-vc", b"-n", b"x"],
+        ] {
+            for buffer in [7, 4096] {
+                for steps in [
+                    vec![ReadStep::Chunk(3), ReadStep::Chunk(1), ReadStep::Chunk(8)],
+                    vec![ReadStep::Chunk(5)],
+                    vec![ReadStep::Chunk(4093)],
+                ] {
+                    let mut case = stream_case(args, data.clone(), buffer, true);
+                    case.read = ReadSchedule { steps };
+                    if let Err(m) = check_grep(&case) {
+                        panic!("NUL at {nul}: {m}");
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Binary input beyond the first 32 KiB: the binary point is the line of
 /// the first NUL, whatever the buffer and the read sizes.
 #[test]

@@ -412,6 +412,18 @@ fn gnu_dialect_edges_agree_with_the_spec_and_the_implementation() {
         // -w ones unwrapped.
         (&[b"-x", b"-E"], b".+(\\W+){1,2}"),
         (&[b"-w"], b"x."),
+        // With -i glibc checks a range's ends upcased (`A-[`); in C, GNU's
+        // DFA then loops from `a` to `[`, which holds nothing.
+        (&[b"-ci"], b"[a-[[:space:]]"),
+        (&[b"-ci", b"-E"], b"[a-[ab]"),
+        (&[b"-ci"], b"[^a-[]"),
+        // A bracket the pattern's end cuts: REG_BADPAT right after `[` or
+        // `[^`, REG_EBRACK in a range.
+        (&[b"-c"], b"["),
+        (&[b"-c", b"-E"], b"a[^"),
+        (&[b"-c"], b"x\\|["),
+        (&[b"-c"], b"[a-"),
+        (&[b"-c"], b"[[:alpha:]-"),
     ] {
         table.push((with(opts, p), gnu_too, text));
     }

@@ -14,6 +14,10 @@ pub struct ToolReport {
     pub tool: &'static str,
     pub cases: u64,
     pub bytes_pushed: u64,
+    /// grep: cases where an input outgrew the stream buffer (a refill
+    /// with carry-over), and where one reached past the 32 KiB probe.
+    pub refilled: Option<u64>,
+    pub past_probe: Option<u64>,
     pub mismatches: Vec<Mismatch>,
 }
 
@@ -58,14 +62,24 @@ pub fn run(tools: &[Tool], per_tool: Duration, seed: u64) -> Vec<ToolReport> {
                 |case| case.limit as u64 * crate::yes::variants(case).len() as u64,
                 crate::yes::check_yes,
             ),
-            Tool::Grep => campaign_one(
-                "grep",
-                runner,
-                per_tool,
-                crate::grep::grep_case(),
-                |case| case.input_bytes(),
-                crate::grep::check_grep,
-            ),
+            Tool::Grep => {
+                let (refilled, past_probe) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
+                let mut report = campaign_one(
+                    "grep",
+                    runner,
+                    per_tool,
+                    crate::grep::grep_case(),
+                    |case| {
+                        refilled.set(refilled.get() + u64::from(case.crosses_refill()));
+                        past_probe.set(past_probe.get() + u64::from(case.passes_probe()));
+                        case.input_bytes()
+                    },
+                    crate::grep::check_grep,
+                );
+                report.refilled = Some(refilled.get());
+                report.past_probe = Some(past_probe.get());
+                report
+            }
         });
     }
     reports
@@ -121,6 +135,18 @@ pub fn render(reports: &[ToolReport], per_tool: Duration, seed: u64) -> String {
             r.bytes_pushed,
             r.mismatches.len()
         ));
+    }
+    for r in reports {
+        let percent = |n: u64| 100.0 * n as f64 / r.cases.max(1) as f64;
+        if let (Some(refilled), Some(past)) = (r.refilled, r.past_probe) {
+            out.push_str(&format!(
+                "\n{}: {:.1} % of cases outgrow the stream buffer (refill, carry-over), \
+                 {:.1} % reach past the 32 KiB binary probe\n",
+                r.tool,
+                percent(refilled),
+                percent(past)
+            ));
+        }
     }
     for r in reports {
         for m in &r.mismatches {

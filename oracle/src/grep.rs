@@ -12,7 +12,7 @@ use std::io;
 
 use crate::schedule::{self, ChunkedReader, ReadSchedule, ShortWriter, WriteSchedule};
 use samebytes::grep::{GrepConfig, GrepInput, GrepSystem};
-use samebytes_spec::grep::{GrepEnv, GrepStdout};
+use samebytes_spec::grep::{GrepEnv, GrepStdout, BINARY_PREFIX};
 use samebytes_spec::world::{Node, Stdin, World};
 use samebytes_spec::{Errno, Locale, Outcome};
 
@@ -32,6 +32,29 @@ pub struct GrepCase {
 impl GrepCase {
     pub fn env(&self) -> GrepEnv {
         GrepEnv::new(if self.utf8 { Locale::Utf8 } else { Locale::C })
+    }
+
+    /// The size of the biggest input.
+    fn largest_input(&self) -> usize {
+        let nodes = self.world.files.values().chain([&self.world.stdin.node]);
+        nodes
+            .map(|n| match n {
+                Node::Regular(d) | Node::Stream(d) => d.len(),
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Does an input outgrow the stream buffer, so that the search
+    /// refills it and carries a partial line over?
+    pub fn crosses_refill(&self) -> bool {
+        self.largest_input() > self.buffer
+    }
+
+    /// Does an input reach past the 32 KiB binary probe?
+    pub fn passes_probe(&self) -> bool {
+        self.largest_input() > BINARY_PREFIX
     }
 
     /// Total input bytes a run of this case can read.
@@ -173,6 +196,15 @@ const ATOMS: &[&str] = &[
     "[[:upper:]]",
     "[]a]",
     "[a-f]",
+    "[[=a=]]",
+    "[[=\u{e9}=]]",
+    "[[.a.]]",
+    "[[.-.]a]",
+    "[a[.-.]z]",
+    "[[=e=][:digit:]]",
+    "[]-a]",
+    "[^]]",
+    "[a-]",
     "\\w",
     "\\W",
     "\\s",
@@ -183,8 +215,63 @@ const ATOMS: &[&str] = &[
     " ",
 ];
 const ANCHORS: &[&str] = &["^", "$", "\\b", "\\B", "\\<", "\\>"];
-const REPEATS_BRE: &[&str] = &["*", "\\+", "\\?", "\\{1,2\\}", "\\{2\\}", "\\{0,1\\}"];
-const REPEATS_ERE: &[&str] = &["*", "+", "?", "{1,2}", "{2}", "{,1}"];
+/// Repetitions, with the interval's edge forms: `{0}`, an open upper
+/// bound, an omitted lower one, and (ERE) `{,}`.
+const REPEATS_BRE: &[&str] = &[
+    "*",
+    "\\+",
+    "\\?",
+    "\\{1,2\\}",
+    "\\{2\\}",
+    "\\{0,1\\}",
+    "\\{0\\}",
+    "\\{1,\\}",
+    "\\{,2\\}",
+    "\\{0,0\\}",
+];
+const REPEATS_ERE: &[&str] = &[
+    "*", "+", "?", "{1,2}", "{2}", "{,1}", "{0}", "{1,}", "{,}", "{0,0}", "{,2}",
+];
+/// Pieces glibc or GNU's DFA rejects (each with its own message), or
+/// that are GNU's edge cases of acceptance, in BRE and ERE spelling.
+const ERRORS_BRE: &[&str] = &[
+    "a\\{\\}",
+    "a\\{2,1\\}",
+    "a\\{1",
+    "a\\{1,2",
+    "a\\{65536\\}",
+    "[1-3-5]",
+    "[[:foo:]]",
+    "[b-a]",
+    "[[.ab.]]",
+    "[",
+    "[^",
+    "[a-",
+    "\\(",
+    "\\)",
+    "\\9",
+    "**",
+];
+const ERRORS_ERE: &[&str] = &[
+    "a{}",
+    "a{2,1}",
+    "a{1",
+    "a{1,2",
+    "a{65536}",
+    "[1-3-5]",
+    "[[:foo:]]",
+    "[b-a]",
+    "[[.ab.]]",
+    "[",
+    "[^",
+    "[a-",
+    "(",
+    ")",
+    "(*)",
+    "(a|*)",
+    "\\9",
+    "**",
+];
 
 const FLAGS: &[&[u8]] = &[
     b"-i",
@@ -235,6 +322,73 @@ fn arbitrary_text(u: &mut Unstructured<'_>, max_tokens: usize) -> arbitrary::Res
             u.choose(TOKENS)?
         };
         data.extend_from_slice(t);
+    }
+    Ok(data)
+}
+
+/// An input: mostly a few dozen tokens; 1 in 16 a big one.
+fn arbitrary_input(u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<u8>> {
+    if u.ratio(1, 16)? {
+        arbitrary_big_text(u)
+    } else {
+        arbitrary_text(u, 40)
+    }
+}
+
+/// The most a big input holds, and the longest line in one.  The spec
+/// matches a line by sets of positions from each start, and `-o` searches
+/// again after each match, so its time on one line grows as about the
+/// cube of the line's length: `-on 'é*[^]]{2}\B'` takes 0.3 s on a
+/// 1 KiB line and 9.5 s on 4 KiB.  1 KiB lines still outgrow every small
+/// buffer the generator draws (1 to 300 bytes); 320 KiB of short lines
+/// cross the binaries' 256 KiB buffer.
+const BIG_INPUT_MAX: usize = 320 * 1024;
+const LONG_LINE_MAX: usize = 1024;
+
+/// Bytes that turn an input binary (a NUL) or hold an encoding error.
+const LATE_BYTES: &[&[u8]] = &[b"\x00", b"\xff", b"\xe2\x80", b"\xed\xa0\x80"];
+
+/// A big input: a stretch of tokens repeated to between 1 KiB and 320 KiB
+/// (log-uniform), as short lines or as long ones, and maybe with a NUL or
+/// an encoding error placed after the 32 KiB binary probe (at it, or just
+/// before or after it, or anywhere later).  Most such cases refill the
+/// stream buffer many times: carry-over, before-context kept across a
+/// refill, compaction, and the binary rule decided late.
+fn arbitrary_big_text(u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<u8>> {
+    let mut unit = arbitrary_text(u, 24)?;
+    let long_lines = u.ratio(1, 4)?;
+    if long_lines {
+        unit.retain(|&b| b != b'\n');
+    }
+    if unit.is_empty() {
+        unit = b"a b".to_vec();
+    }
+    if !long_lines && !unit.contains(&b'\n') {
+        // Short lines: a unit of one line at most.
+        unit.push(b'\n');
+    }
+    let size = 1usize << u.int_in_range(10..=18u32)?;
+    let size = (size + u.int_in_range(0..=size)?).min(BIG_INPUT_MAX);
+    let line = u.int_in_range(64..=LONG_LINE_MAX)?;
+    // A short-line unit may still be long: keep it to a line.
+    unit.truncate(LONG_LINE_MAX);
+    let mut data = Vec::with_capacity(size + unit.len());
+    let mut line_start = 0;
+    while data.len() < size {
+        data.extend_from_slice(&unit);
+        if long_lines && data.len() - line_start >= line {
+            data.push(b'\n');
+            line_start = data.len();
+        }
+    }
+    if u.ratio(1, 2)? && data.len() > BINARY_PREFIX {
+        let at = match u.int_in_range(0..=2u8)? {
+            0 => BINARY_PREFIX,
+            1 => (BINARY_PREFIX as i64 + i64::from(u.int_in_range(-3..=3i8)?)) as usize,
+            _ => u.int_in_range(BINARY_PREFIX..=data.len() - 1)?,
+        };
+        let bytes = u.choose(LATE_BYTES)?;
+        data.splice(at..at, bytes.iter().copied());
     }
     Ok(data)
 }
@@ -291,6 +445,10 @@ fn arbitrary_regex(
             // A back-reference to a group closed before it.
             2 if !groups.closed.is_empty() => {
                 s.push_str(&format!("\\{}", u.choose(&groups.closed)?));
+            }
+            3 if u.ratio(1, 10)? => {
+                s.push_str(u.choose(if ere { ERRORS_ERE } else { ERRORS_BRE })?);
+                continue;
             }
             _ => s.push_str(u.choose(ATOMS)?),
         }
@@ -425,17 +583,21 @@ fn arbitrary_pattern(
         return Ok(piece);
     }
     let mut groups = Groups::default();
-    Ok(match syntax {
+    let mut pattern = match syntax {
         3 => arbitrary_perl(u, 0, &mut groups)?,
         _ => arbitrary_regex(u, syntax == 1, 0, &mut groups)?,
+    };
+    if syntax < 2 && u.ratio(1, 40)? {
+        // Trailing backslash.
+        pattern.push('\\');
     }
-    .into_bytes())
+    Ok(pattern.into_bytes())
 }
 
 fn arbitrary_node(u: &mut Unstructured<'_>) -> arbitrary::Result<Node> {
     Ok(match u.int_in_range(0..=9u8)? {
-        0..=6 => Node::Regular(arbitrary_text(u, 40)?),
-        7..=8 => Node::Stream(arbitrary_text(u, 40)?),
+        0..=6 => Node::Regular(arbitrary_input(u)?),
+        7..=8 => Node::Stream(arbitrary_input(u)?),
         _ => Node::Directory,
     })
 }
@@ -454,12 +616,12 @@ fn arbitrary_body(u: &mut Unstructured<'_>) -> arbitrary::Result<Body> {
     }
     world.stdin = Stdin {
         node: if u.ratio(1, 3)? {
-            Node::Regular(arbitrary_text(u, 40)?)
+            Node::Regular(arbitrary_input(u)?)
         } else if u.ratio(1, 12)? {
             // `<&-`
             Node::Closed
         } else {
-            Node::Stream(arbitrary_text(u, 40)?)
+            Node::Stream(arbitrary_input(u)?)
         },
         offset: 0,
     };
@@ -554,6 +716,18 @@ fn arbitrary_body(u: &mut Unstructured<'_>) -> arbitrary::Result<Body> {
     names.push(b"missing".to_vec());
     for _ in 0..u.int_in_range(0..=3usize)? {
         args.push(u.choose(&names)?.clone());
+    }
+    if args.iter().any(|a| a == b"-z") {
+        // With -z a record ends at a NUL: a big input's lines become
+        // records, so that none outgrows what the spec can match.
+        let nodes = world.files.values_mut().chain([&mut world.stdin.node]);
+        for node in nodes {
+            if let Node::Regular(d) | Node::Stream(d) = node {
+                if d.len() > 2 * LONG_LINE_MAX {
+                    d.iter_mut().filter(|b| **b == b'\n').for_each(|b| *b = 0);
+                }
+            }
+        }
     }
     schedule::arbitrary_read_error(u, &mut world)?;
     Ok((args, utf8, world, stdout))
@@ -735,6 +909,10 @@ pub fn run_impl(case: &GrepCase) -> Outcome {
 
 /// Run the spec and the implementation on a case and compare.
 pub fn check_grep(case: &GrepCase) -> Result<(), Box<Mismatch>> {
+    // For a campaign that hangs: the case it hangs on, as a reproducer.
+    if let Some(path) = std::env::var_os("SAMEBYTES_ORACLE_LAST_CASE") {
+        let _ = std::fs::write(path, case.reproducer());
+    }
     let expected = case.spec_outcome();
     let actual = run_impl(case);
     let variant = format!("buffer {}", case.buffer);

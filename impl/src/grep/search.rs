@@ -74,7 +74,11 @@ impl Search<'_, '_> {
             return Ok(());
         }
         if !self.file.binary && self.binary_rule_applies() {
-            if let Some(p) = memchr::memchr(0, &w.bytes[from..to]) {
+            // Every byte held counts, the partial line after `to` too: a
+            // NUL there before the 32 KiB probe makes the lines before it
+            // binary as well.  (A byte after `to` is looked at again only
+            // in the next region, whose lines it then belongs to.)
+            if let Some(p) = memchr::memchr(0, &w.bytes[from..]) {
                 let nul = from + p;
                 // Lines before the 32 KiB probe are searched as binary
                 // too; after it, the NUL's own line starts the binary part.
@@ -83,7 +87,9 @@ impl Search<'_, '_> {
                 } else {
                     0
                 };
-                let at = at.max(from);
+                // A NUL after `to` is in the partial line, which starts
+                // at or before `to`.
+                let at = at.max(from).min(to);
                 self.text(w, from, at)?;
                 self.file.binary = true;
                 if self.opts.binary_files == BinaryFiles::WithoutMatch {
@@ -210,6 +216,10 @@ impl Search<'_, '_> {
     /// Search a binary part, at absolute `base`: NULs end lines too, and
     /// nothing is printed.
     fn binary(&mut self, part: &[u8], base: u64) -> Result<(), Stop> {
+        if part.is_empty() {
+            // No line here (splitting would make one empty piece).
+            return Ok(());
+        }
         let t = self.terminator;
         let mut pieces: Vec<&[u8]> = part.split(|&b| b == t || b == 0).collect();
         if part.last().is_some_and(|&b| b == t || b == 0) {

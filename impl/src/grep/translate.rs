@@ -793,7 +793,9 @@ impl Parser<'_> {
                 } else {
                     (c, end)
                 };
-                if lo <= MAX_SCALAR {
+                // With -i in C, `a-[` passes glibc's upcased check (`A-[`)
+                // but holds no byte in the DFA's loop from `a` to `[`.
+                if lo <= MAX_SCALAR && lo <= hi {
                     items.push_str(&format!(
                         "{}-{}",
                         class_char(lo, self.cfg.locale),

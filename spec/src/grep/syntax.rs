@@ -554,6 +554,10 @@ impl Parser<'_> {
             i += 1;
         }
         let body = i;
+        if i >= p.len() {
+            // Nothing after `[` or `[^`: glibc's REG_BADPAT.
+            return Err("Invalid regular expression".into());
+        }
         let mut items = Vec::new();
         let mut has_range = false;
         let mut first = true;
@@ -570,9 +574,14 @@ impl Parser<'_> {
             if i >= p.len() {
                 return Err(UNMATCHED_BRACKET.into());
             }
+            let is_set = matches!(start, Element::Class(_) | Element::Equivalence(_));
+            if p[i] == b'-' && i + 1 >= p.len() && !is_set {
+                // A range the pattern's end cuts short: REG_EBRACK.
+                return Err(UNMATCHED_BRACKET.into());
+            }
             // A range, unless the `-` is last.
             let ranged = p[i] == b'-' && p.get(i + 1).is_some_and(|&b| b != b']');
-            if !ranged || matches!(start, Element::Class(_) | Element::Equivalence(_)) {
+            if !ranged || is_set {
                 items.push(start.into_item());
                 continue;
             }
