@@ -424,6 +424,10 @@ fn gnu_dialect_edges_agree_with_the_spec_and_the_implementation() {
         (&[b"-c"], b"x\\|["),
         (&[b"-c"], b"[a-"),
         (&[b"-c"], b"[[:alpha:]-"),
+        // A range with an end beyond ASCII, in UTF-8: REG_ECOLLATE first.
+        (&[b"-c"], "[a-\u{e9}]".as_bytes()),
+        (&[b"-c", b"-i"], "[\u{e9}-z]".as_bytes()),
+        (&[b"-c", b"-E"], "[[.a.]-\u{ff}]".as_bytes()),
     ] {
         table.push((with(opts, p), gnu_too, text));
     }

@@ -672,6 +672,13 @@ impl Parser<'_> {
         let (Some(lo), Some(hi)) = (bound(&start), bound(&end)) else {
             return Err("Invalid range end".into());
         };
+        // glibc's C.UTF-8 collates by code point, but its collation
+        // sequence table (which build_range_exp asks before it compares
+        // the ends) holds only ASCII: `[a-é]` and `[é-z]` are REG_ECOLLATE.
+        let beyond_table = |c: u32| self.cfg.locale == crate::Locale::Utf8 && c > 0x7f;
+        if beyond_table(lo) || beyond_table(hi) {
+            return Err("Invalid collation character".into());
+        }
         // With -i glibc reads the pattern in upper case.
         let order = |c| {
             if self.cfg.ignore_case {
