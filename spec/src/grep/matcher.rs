@@ -687,16 +687,21 @@ impl Run<'_> {
 
     fn holds(&self, a: Assert, at: usize) -> bool {
         let loc = self.locale();
-        let before = chars::is_word_unit_for_boundary(chars::unit_before(self.line, at, loc), loc);
-        let after = at < self.line.len()
-            && chars::is_word_unit_for_boundary(Some(chars::unit_at(self.line, at, loc)), loc);
+        // Only the word assertions look at the characters: finding the
+        // one before `at` decodes the line from its start.
+        let before =
+            || chars::is_word_unit_for_boundary(chars::unit_before(self.line, at, loc), loc);
+        let after = || {
+            at < self.line.len()
+                && chars::is_word_unit_for_boundary(Some(chars::unit_at(self.line, at, loc)), loc)
+        };
         match a {
             Assert::LineStart => at == 0,
             Assert::LineEnd => at == self.line.len(),
-            Assert::WordBoundary => before != after,
-            Assert::NotWordBoundary => before == after,
-            Assert::WordStart => !before && after,
-            Assert::WordEnd => before && !after,
+            Assert::WordBoundary => before() != after(),
+            Assert::NotWordBoundary => before() == after(),
+            Assert::WordStart => !before() && after(),
+            Assert::WordEnd => before() && !after(),
         }
     }
 }
