@@ -251,3 +251,74 @@ fn max_count_repositions_stdin_in_text_and_binary_parts() {
         }
     }
 }
+
+/// Back-references whose groups the candidate regex copies: exact where
+/// the group is a literal matched once (no line is confirmed), a superset
+/// elsewhere (`impl/src/grep/group_copies.rs`).  The lines are every
+/// string of up to five letters from `abnx`, so each pattern meets its
+/// near misses: a group's text again in another case, or cut short.
+#[test]
+fn back_references_copied_into_the_candidate_regex() {
+    let mut lines: Vec<Vec<u8>> = vec![Vec::new()];
+    let mut last: Vec<Vec<u8>> = vec![Vec::new()];
+    for _ in 0..5 {
+        last = last
+            .iter()
+            .flat_map(|l| b"abAnx".iter().map(move |&c| [&l[..], &[c]].concat()))
+            .collect();
+        lines.extend(last.iter().cloned());
+    }
+    // A combining mark is no word constituent to GNU, and is one to
+    // regex-syntax's Unicode `\b`.
+    lines.extend(
+        [
+            "aa\u{301}",
+            "abab\u{301}n",
+            "a\u{301}a\u{301}",
+            "i\u{131}",
+            "I\u{130}",
+            "k\u{212a}",
+            "s\u{17f}",
+            "\u{17f}S",
+        ]
+        .map(|l| l.as_bytes().to_vec()),
+    );
+    let data: Vec<u8> = lines
+        .iter()
+        .flat_map(|l| [&l[..], b"\n"].concat())
+        .collect();
+    let patterns: &[&[&[u8]]] = &[
+        &[br"\(ab\)\1"],
+        &[br"\(a\)b\1"],
+        &[br"x*\(ab\)\1\1"],
+        &[br"^\(a\)\1$"],
+        &[br"\(a\)\(b\)\2\1"],
+        &[b"-E", br"(ab)n\1"],
+        &[br"\(a\)\1\b"],
+        &[br"\(ab\)\1\>"],
+        &[br"\(a*\)b\1"],
+        &[br"\(a\|b\)\1"],
+        &[br"\(a\)*b\1"],
+        &[br"x\(\(a\)b\)\2"],
+        &[br"\(a\)\|b\1"],
+        &[br"\(^a\)\1"],
+        &[br"\(a\)\w\1"],
+        &[b"-i", br"\(a\)\1"],
+        &[b"-i", br"\([iks]\)\1"],
+        &[b"-i", br"\(\(i\)\|k\|\(s\)\)\1"],
+        &[b"-x", br"\(a\)n\1"],
+        &[b"-w", br"\(ab\)\1"],
+        &[b"-e", br"\(a\)\1", b"-e", b"nx"],
+        &[b"-o", br"\(a\)\1"],
+    ];
+    for pattern in patterns {
+        for (utf8, buffer) in [(true, 4096), (false, 7)] {
+            let args = [&[&b"-n"[..]][..], pattern].concat();
+            let mut case = stream_case(&args, data.clone(), buffer, buffer > 7);
+            case.utf8 = utf8;
+            if let Err(m) = check_grep(&case) {
+                panic!("{m}");
+            }
+        }
+    }
+}

@@ -38,6 +38,7 @@ use samebytes_spec::grep::PatternConfig;
 use samebytes_spec::Locale;
 
 use super::matcher::Engine;
+use super::translate;
 use crate::sys;
 use crate::utf8::{self, Head};
 use crate::wc::classes;
@@ -197,12 +198,7 @@ impl Backtracker {
     /// Compile a pattern in the exact reading (`source`), with `cfg`'s
     /// syntax settings.
     pub fn compile(source: &str, cfg: &PatternConfig) -> Result<Backtracker, String> {
-        let config = syntax::Config::new()
-            .unicode(cfg.locale == Locale::Utf8)
-            .utf8(false)
-            .multi_line(true)
-            .line_terminator(cfg.terminator)
-            .case_insensitive(cfg.ignore_case);
+        let config = translate::syntax_config(cfg);
         let hir =
             syntax::parse_with(source, &config).map_err(|e| format!("invalid pattern: {e}"))?;
         let mut program = Program::default();

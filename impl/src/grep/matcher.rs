@@ -21,6 +21,7 @@ use samebytes_spec::Locale;
 use samebytes_pcre2::MatchFailure;
 
 use super::backref::Backtracker;
+use super::group_copies;
 use super::perl::PerlMatcher;
 use super::translate::{self, Reading};
 use crate::sys::GnuRegex;
@@ -76,8 +77,10 @@ impl Matcher {
 pub struct RegexMatcher {
     /// A plain literal's finder, when the pattern is one.
     literal: Option<memmem::Finder<'static>>,
-    /// With back-references: every pattern as one regex (a superset: a
-    /// back-reference is any text), which finds the candidate lines.
+    /// With back-references: every pattern as one regex, which finds the
+    /// candidate lines: a superset where a back-reference is any text or
+    /// a copy of its group's regex, exact where it copies a literal
+    /// ([`group_copies`]).
     /// Without, the joint patterns' own regex does.
     candidates: Option<RegexEngine>,
     /// The patterns without back-references, as GNU compiles them: one
@@ -306,16 +309,34 @@ impl RegexMatcher {
         let mut joint_patterns = Vec::new();
         let mut joint_gnu = Vec::new();
         let mut backrefs = Vec::new();
+        // The candidate regex: each pattern's DFA reading, with the
+        // back-references copied where they can be; `confirm` says some
+        // candidate is still a superset.
+        let mut candidate_branches = Vec::new();
+        let mut confirm = false;
         let mut gnu = compiled.into_iter();
         for p in patterns {
             let one = std::slice::from_ref(p);
             let gnu = gnu.next();
-            if all.backrefs && translate::translate(one, &plain, Reading::Dfa)?.backrefs {
-                let exact = translate::translate(one, &plain, Reading::Exact)?;
-                backrefs.push(Backtracker::compile(&exact.source, &plain).map_err(|e| vec![e])?);
-            } else {
-                joint_patterns.push(p.clone());
-                joint_gnu.extend(gnu);
+            let dfa = match all.backrefs {
+                true => Some(translate::translate(one, &plain, Reading::Dfa)?),
+                false => None,
+            };
+            match dfa {
+                Some(dfa) if dfa.backrefs => {
+                    let exact = translate::translate(one, &plain, Reading::Exact)?;
+                    let engine =
+                        Backtracker::compile(&exact.source, &plain).map_err(|e| vec![e])?;
+                    backrefs.push(engine);
+                    let copied = group_copies::copy_groups(&exact.source, &plain);
+                    confirm |= !copied.as_ref().is_some_and(|c| c.exact);
+                    candidate_branches.push(copied.map_or(dfa.source, |c| c.source));
+                }
+                dfa => {
+                    candidate_branches.extend(dfa.map(|d| d.source));
+                    joint_patterns.push(p.clone());
+                    joint_gnu.extend(gnu);
+                }
             }
         }
         let (joint, candidates) = if all.backrefs {
@@ -326,13 +347,25 @@ impl RegexMatcher {
                     Some(Joint::build(&joint_patterns, joint_gnu, &t, &plain)?)
                 }
             };
-            let candidates = readings(patterns, &all.source, &plain, false)?.0;
+            let copies: Vec<String> = candidate_branches
+                .iter()
+                .map(|b| format!("(?:{b})"))
+                .collect();
+            // A copy too big for the regex engine leaves the plain
+            // superset, and every line to the engine that confirms it.
+            let candidates = match readings(patterns, &copies.join("|"), &plain, false) {
+                Ok((regex, _)) => regex,
+                Err(_) => {
+                    confirm = true;
+                    readings(patterns, &all.source, &plain, false)?.0
+                }
+            };
             (joint, Some(candidates))
         } else {
             (Some(Joint::build(patterns, joint_gnu, &all, &plain)?), None)
         };
         let check_lines = cfg.word
-            || !backrefs.is_empty()
+            || confirm
             || joint.as_ref().is_some_and(|j| j.exact.is_some())
             || (cfg.locale == Locale::Utf8 && patterns.iter().any(|p| !utf8::is_valid(p)));
         let matcher = RegexMatcher {

@@ -31,6 +31,7 @@
 
 mod backref;
 mod buffer;
+mod group_copies;
 mod lines;
 mod matcher;
 mod output;

@@ -852,13 +852,19 @@ impl Parser<'_> {
 /// Compile a translated pattern list.  `All` gives the longest match at an
 /// anchored start, which with a leftmost-first search for the start makes
 /// POSIX leftmost-longest matches (for `-o`).
-pub fn compile(source: &str, cfg: &PatternConfig, kind: MatchKind) -> Result<Regex, String> {
-    let syntax = syntax::Config::new()
+/// How regex-syntax reads a translation: bytes outside UTF-8 allowed,
+/// `^` and `$` at line ends, the locale's and `-i`'s settings.
+pub fn syntax_config(cfg: &PatternConfig) -> syntax::Config {
+    syntax::Config::new()
         .unicode(cfg.locale == Locale::Utf8)
         .utf8(false)
         .multi_line(true)
         .line_terminator(cfg.terminator)
-        .case_insensitive(cfg.ignore_case);
+        .case_insensitive(cfg.ignore_case)
+}
+
+pub fn compile(source: &str, cfg: &PatternConfig, kind: MatchKind) -> Result<Regex, String> {
+    let syntax = syntax_config(cfg);
     // regex-automata 0.4's DFAs, searching backwards, take `$` to hold
     // before a `\n` whatever the line terminator is (determinize's
     // `set_lookbehind_from_start`, `Start::LineLF` when reversed), so with
