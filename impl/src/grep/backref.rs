@@ -1,7 +1,9 @@
 //! The back-reference engine: an exact matcher for one pattern that holds
 //! `\1`..`\9`, run only on the lines a superset regex finds (GNU's own
 //! dfa-then-regex scheme; glibc's regex misses matches here,
-//! docs/differences.md).
+//! docs/differences.md).  Where that regex copies literal groups and so is
+//! exact ([`super::group_copies`]), it selects lines alone, and this
+//! engine only finds the matches `-o` prints.
 //!
 //! The pattern comes translated in [`Reading::Exact`](super::translate),
 //! parsed by regex-syntax, and compiled to a small program of
