@@ -1,0 +1,333 @@
+//! The grep driver: cases (arguments, a world of inputs, schedules, buffer
+//! sizes, mmap or stream), generation for proptest and the fuzzer, and the
+//! check that runs spec and implementation on a case.
+
+mod generate;
+mod patterns;
+
+use arbitrary::{Arbitrary, Unstructured};
+use generate::{arbitrary_body, arbitrary_buffer};
+use proptest::prelude::*;
+
+use crate::codec::{self, Decoder, Encoder};
+use crate::mismatch::{compare_in_order, Mismatch};
+use crate::order;
+use std::io;
+
+use crate::schedule::{self, ChunkedReader, ReadSchedule, ShortWriter, WriteSchedule};
+use samebytes::grep::{GrepConfig, GrepInput, GrepSystem};
+use samebytes_spec::grep::{GrepEnv, GrepStdout, BINARY_PREFIX};
+use samebytes_spec::world::{Node, World};
+use samebytes_spec::{Errno, Locale, Outcome};
+
+/// One grep run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GrepCase {
+    pub args: Vec<Vec<u8>>,
+    pub utf8: bool,
+    pub world: World,
+    pub stdout: GrepStdout,
+    pub read: ReadSchedule,
+    pub write: WriteSchedule,
+    /// The stream buffer's starting capacity (the binary uses 256 KiB).
+    pub buffer: usize,
+}
+
+impl GrepCase {
+    pub fn env(&self) -> GrepEnv {
+        GrepEnv::new(if self.utf8 { Locale::Utf8 } else { Locale::C })
+    }
+
+    /// The size of the biggest input.
+    fn largest_input(&self) -> usize {
+        let nodes = self.world.files.values().chain([&self.world.stdin.node]);
+        nodes
+            .map(|n| match n {
+                Node::Regular(d) | Node::Stream(d) => d.len(),
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Does an input outgrow the stream buffer, so that the search
+    /// refills it and carries a partial line over?
+    pub fn crosses_refill(&self) -> bool {
+        self.largest_input() > self.buffer
+    }
+
+    /// Does an input reach past the 32 KiB binary probe?
+    pub fn passes_probe(&self) -> bool {
+        self.largest_input() > BINARY_PREFIX
+    }
+
+    /// Total input bytes a run of this case can read.
+    pub fn input_bytes(&self) -> u64 {
+        codec::world_input_bytes(&self.world)
+    }
+
+    fn write_schedule(&self) -> WriteSchedule {
+        let mut w = self.write.clone();
+        if self.stdout != GrepStdout::Stream {
+            w.failure = None;
+        }
+        w
+    }
+
+    pub fn spec_outcome(&self) -> Outcome {
+        samebytes_spec::grep::grep(
+            &self.args,
+            &self.env(),
+            &self.world,
+            &self.stdout,
+            self.write_schedule().spec_failure(),
+        )
+    }
+
+    /// `samebytes-oracle replay grep:<hex>`.
+    pub fn reproducer(&self) -> String {
+        format!("samebytes-oracle replay grep:{}", self.encode())
+    }
+
+    pub fn encode(&self) -> String {
+        let mut e = Encoder::default();
+        e.uint(1);
+        codec::put_args(&mut e, &self.args);
+        e.uint(u64::from(self.utf8));
+        codec::put_world(&mut e, &self.world);
+        match &self.stdout {
+            GrepStdout::Stream => e.uint(0),
+            GrepStdout::File(name) => {
+                e.uint(1);
+                e.bytes(name);
+            }
+            GrepStdout::DevNull => e.uint(2),
+        }
+        codec::put_read_schedule(&mut e, &self.read);
+        codec::put_write_schedule(&mut e, &self.write);
+        e.uint(self.buffer as u64);
+        e.hex()
+    }
+
+    pub fn decode(hex: &str) -> Result<GrepCase, codec::DecodeError> {
+        let raw = codec::from_hex(hex)?;
+        let mut d = Decoder::new(&raw);
+        if d.uint()? != 1 {
+            return Err(codec::DecodeError);
+        }
+        let args = codec::get_args(&mut d)?;
+        let flags = d.uint()?;
+        let world = codec::get_world(&mut d)?;
+        let stdout = match d.uint()? {
+            0 => GrepStdout::Stream,
+            1 => GrepStdout::File(d.bytes()?),
+            2 => GrepStdout::DevNull,
+            _ => return Err(codec::DecodeError),
+        };
+        let read = codec::get_read_schedule(&mut d)?;
+        let write = codec::get_write_schedule(&mut d)?;
+        let buffer = d.usize()?.max(1);
+        if !d.finished() {
+            return Err(codec::DecodeError);
+        }
+        Ok(GrepCase {
+            args,
+            utf8: flags & 1 != 0,
+            world,
+            stdout,
+            read,
+            write,
+            buffer,
+        })
+    }
+}
+
+impl<'a> Arbitrary<'a> for GrepCase {
+    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
+        let (args, utf8, world, stdout) = arbitrary_body(u)?;
+        Ok(GrepCase {
+            args,
+            utf8,
+            world,
+            stdout,
+            read: u.arbitrary()?,
+            write: u.arbitrary()?,
+            buffer: arbitrary_buffer(u)?,
+        })
+    }
+}
+
+/// proptest strategy: the body from the fuzz generator over proptest's
+/// bytes, schedules and sizes from their own strategies.
+pub fn grep_case() -> impl Strategy<Value = GrepCase> {
+    schedule::case_parts().prop_map(|(seed, read, write, buffer, _)| {
+        let (args, utf8, world, stdout) =
+            arbitrary_body(&mut Unstructured::new(&seed)).unwrap_or_default();
+        GrepCase {
+            args,
+            utf8,
+            world,
+            stdout,
+            read,
+            write,
+            buffer,
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Running the implementation against the model.
+
+/// The world as `samebytes::grep` sees it in tests.
+struct ModelGrep<'w> {
+    case: &'w GrepCase,
+    stdin_consumed: bool,
+    /// Where the last read of a regular stdin started, and where the next
+    /// one starts when grep put it back.
+    stdin_last_start: usize,
+    stdin_next: Option<usize>,
+}
+
+impl GrepSystem for ModelGrep<'_> {
+    fn open(&mut self, name: Option<&[u8]>) -> io::Result<GrepInput> {
+        let world = &self.case.world;
+        // The node, and where in its bytes a read fails with EIO.
+        let (node, fail_at) = match name {
+            Some(n) => (
+                world
+                    .lookup(n)
+                    .map_err(|e| {
+                        io::Error::from_raw_os_error(match e {
+                            Errno::NameTooLong => libc::ENAMETOOLONG,
+                            _ => libc::ENOENT,
+                        })
+                    })?
+                    .clone(),
+                world.read_errors.files.get(n).copied(),
+            ),
+            None => {
+                let s = &world.stdin;
+                let consumed = std::mem::replace(&mut self.stdin_consumed, true);
+                let fail_at = world.read_errors.stdin;
+                match (&s.node, consumed) {
+                    (Node::Regular(d), _) if self.stdin_next.is_some() => {
+                        let from = self.stdin_next.take().unwrap_or(0);
+                        self.stdin_last_start = from;
+                        (
+                            Node::Regular(d.get(from..).unwrap_or_default().to_vec()),
+                            fail_at.map(|at| at.saturating_sub(from)),
+                        )
+                    }
+                    (Node::Regular(_), true) => (Node::Regular(Vec::new()), None),
+                    (Node::Stream(_), true) => (Node::Stream(Vec::new()), None),
+                    (Node::Regular(d), false) => {
+                        self.stdin_last_start = s.offset;
+                        (
+                            Node::Regular(d.get(s.offset..).unwrap_or_default().to_vec()),
+                            fail_at.map(|at| at.saturating_sub(s.offset)),
+                        )
+                    }
+                    (other, _) => (other.clone(), None),
+                }
+            }
+        };
+        Ok(match node {
+            Node::Unreadable => return Err(io::Error::from_raw_os_error(libc::EACCES)),
+            Node::Closed => return Err(io::Error::from_raw_os_error(libc::EBADF)),
+            Node::Directory => GrepInput::Directory,
+            Node::Regular(d) => GrepInput::Reader {
+                reader: Box::new(ChunkedReader::new(
+                    schedule::failing_reader(&d, 0, fail_at),
+                    self.case.read.clone(),
+                )),
+                may_block: false,
+            },
+            Node::Stream(d) => GrepInput::Reader {
+                reader: Box::new(ChunkedReader::new(
+                    schedule::stream_reader(
+                        &d,
+                        name.is_none() && world.read_errors.stdin_would_block,
+                    ),
+                    self.case.read.clone(),
+                )),
+                may_block: true,
+            },
+        })
+    }
+
+    fn is_output_file(&mut self, name: &[u8]) -> bool {
+        matches!(&self.case.stdout, GrepStdout::File(f) if f == name)
+    }
+
+    fn stdout_is_dev_null(&mut self) -> bool {
+        self.case.stdout == GrepStdout::DevNull
+    }
+
+    fn stdin_done(&mut self, resume_at: Option<u64>) {
+        if let (Node::Regular(_), Some(r)) = (&self.case.world.stdin.node, resume_at) {
+            self.stdin_next = Some(self.stdin_last_start + r as usize);
+        }
+    }
+
+    fn drain_stdin(&mut self) -> io::Result<()> {
+        let world = &self.case.world;
+        match world.stdin.node {
+            Node::Stream(_) if world.read_errors.stdin_would_block => {
+                Err(io::Error::from_raw_os_error(libc::EAGAIN))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Run the implementation on a case.
+pub fn run_impl(case: &GrepCase) -> Outcome {
+    let mut system = ModelGrep {
+        case,
+        stdin_consumed: false,
+        stdin_last_start: 0,
+        stdin_next: None,
+    };
+    let (stdout_sink, mut stderr) = order::sinks();
+    let mut stdout = ShortWriter::new(stdout_sink, case.write_schedule());
+    let cfg = GrepConfig {
+        buffer: case.buffer,
+        write_size: case.buffer.max(1),
+    };
+    let status = samebytes::grep::run(
+        &case.args,
+        &case.env(),
+        &mut system,
+        &mut stdout,
+        &mut stderr,
+        &cfg,
+        false,
+    );
+    drop(stdout);
+    stderr.outcome(status)
+}
+
+/// Run the spec and the implementation on a case and compare.
+pub fn check_grep(case: &GrepCase) -> Result<(), Box<Mismatch>> {
+    // For a campaign that hangs: the case it hangs on, as a reproducer.
+    if let Some(path) = std::env::var_os("SAMEBYTES_ORACLE_LAST_CASE") {
+        let _ = std::fs::write(path, case.reproducer());
+    }
+    let expected = case.spec_outcome();
+    let actual = run_impl(case);
+    let variant = format!("buffer {}", case.buffer);
+    compare_in_order("grep", &variant, &expected, &actual, &|| case.reproducer())
+}
+
+/// The fuzz target's body.
+/// Returns whether `data` decoded to a case (an input that does not is
+/// rejected from the fuzz corpus, and fails the corpus replay).
+pub fn fuzz_grep(data: &[u8]) -> bool {
+    let Ok(case) = GrepCase::arbitrary(&mut Unstructured::new(data)) else {
+        return false;
+    };
+    if let Err(m) = check_grep(&case) {
+        panic!("{m}");
+    }
+    true
+}
