@@ -588,11 +588,11 @@ impl Program {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use samebytes_spec::grep::Syntax;
 
-    fn cfg(locale: Locale, ignore_case: bool) -> PatternConfig {
+    pub(in crate::grep) fn cfg(locale: Locale, ignore_case: bool) -> PatternConfig {
         PatternConfig {
             syntax: Syntax::Basic,
             ignore_case,

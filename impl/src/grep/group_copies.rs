@@ -193,17 +193,9 @@ fn references_in(hir: &Hir, out: &mut Vec<(usize, usize)>, at: usize) {
 mod tests {
     use super::*;
     use crate::grep::translate::{translate, Reading};
-    use samebytes_spec::grep::Syntax;
 
     fn copied(pattern: &str, locale: Locale, ignore_case: bool) -> Option<Copied> {
-        let cfg = PatternConfig {
-            syntax: Syntax::Basic,
-            ignore_case,
-            word: false,
-            line: false,
-            locale,
-            terminator: b'\n',
-        };
+        let cfg = crate::grep::backref::tests::cfg(locale, ignore_case);
         let exact = translate(&[pattern.as_bytes().to_vec()], &cfg, Reading::Exact).unwrap();
         copy_groups(&exact.source, &cfg)
     }

@@ -6,7 +6,6 @@ use std::io::{self, Read, Write};
 
 use samebytes_spec::grep::{
     assemble_patterns, parse_args, pattern_file_error, BinaryFiles, GrepEnv, Invocation, ListFiles,
-    PatternConfig,
 };
 
 use super::matcher::Matcher;
@@ -84,14 +83,7 @@ pub fn run(
     {
         return 1;
     }
-    let pcfg = PatternConfig {
-        syntax: opts.syntax,
-        ignore_case: opts.ignore_case,
-        word: opts.word && !opts.line,
-        line: opts.line,
-        locale: env.locale,
-        terminator: if opts.null_data { 0 } else { b'\n' },
-    };
+    let pcfg = opts.pattern_config(env.locale);
     let patterns = patterns.unwrap_or_default();
     let matcher = match Matcher::build(&patterns.patterns, &pcfg) {
         Ok((m, warnings)) => {

@@ -1,7 +1,7 @@
 //! What a grep command line asks for, once parsed: the options, the
 //! settings GNU derives from them, and the environment that matters.
 
-use super::syntax::Syntax;
+use super::syntax::{PatternConfig, Syntax};
 use crate::{Locale, Outcome};
 
 /// The process environment that matters to grep.
@@ -88,6 +88,19 @@ pub struct GrepOptions {
 }
 
 impl GrepOptions {
+    /// What the patterns are compiled with, in this locale.  `-x` makes
+    /// `-w` moot.
+    pub fn pattern_config(&self, locale: Locale) -> PatternConfig {
+        PatternConfig {
+            syntax: self.syntax,
+            ignore_case: self.ignore_case,
+            word: self.word && !self.line,
+            line: self.line,
+            locale,
+            terminator: if self.null_data { 0 } else { b'\n' },
+        }
+    }
+
     /// The settings GNU derives from the options (`main` after getopt).
     /// Output to /dev/null counts as `-q` for each file, without `-q`'s
     /// exit at the first match: nothing can be seen, so GNU reads no

@@ -464,14 +464,7 @@ fn prepare(
     ) {
         return Err((out, 1));
     }
-    let cfg = PatternConfig {
-        syntax: opts.syntax,
-        ignore_case: opts.ignore_case,
-        word: opts.word && !opts.line,
-        line: opts.line,
-        locale: env.locale,
-        terminator: if opts.null_data { 0 } else { b'\n' },
-    };
+    let cfg = opts.pattern_config(env.locale);
     let patterns = patterns.unwrap_or_default();
     match Matcher::compile(&patterns.patterns, &cfg) {
         Compiled::Ready(m, warnings) => {
