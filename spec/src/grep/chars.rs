@@ -34,24 +34,6 @@ pub fn unit_at(line: &[u8], at: usize, locale: Locale) -> Unit {
     }
 }
 
-/// The unit that holds byte `at - 1` when the line is decoded from its
-/// start: the character before position `at`, for `\<`, `\b` and `-w`
-/// (GNU finds it by stepping back to a character boundary).
-pub fn unit_before(line: &[u8], at: usize, locale: Locale) -> Option<Unit> {
-    if at == 0 {
-        return None;
-    }
-    let mut start = 0;
-    loop {
-        let unit = unit_at(line, start, locale);
-        let next = start + unit_len(unit);
-        if next >= at {
-            return Some(unit);
-        }
-        start = next;
-    }
-}
-
 pub fn unit_len(unit: Unit) -> usize {
     match unit {
         Unit::Char(_, n) => n,

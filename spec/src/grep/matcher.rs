@@ -25,7 +25,7 @@
 //! compiles them; each with back-references is a pattern of its own.  Of
 //! these, the one that matches leftmost wins, the longest at that start.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::BTreeSet;
 
 use samebytes_pcre2::MatchFailure;
@@ -248,6 +248,7 @@ impl Matcher {
             pattern: &all,
             cfg: &as_run,
             byte_starts: true,
+            units: OnceCell::new(),
         };
         run.first_match(0).is_some()
     }
@@ -310,6 +311,7 @@ impl Matcher {
                 pattern,
                 cfg,
                 byte_starts: self.byte_starts,
+                units: OnceCell::new(),
             };
             if let Some((s, e)) = run.first_match(from) {
                 best = match best {
@@ -398,6 +400,10 @@ struct Run<'a> {
     pattern: &'a Pattern,
     cfg: &'a PatternConfig,
     byte_starts: bool,
+    /// Where the line's characters (and encoding errors) start, decoded
+    /// from its start, and its end: worked out once, since `-w` and the
+    /// word assertions ask at every position.
+    units: OnceCell<Vec<usize>>,
 }
 
 impl Run<'_> {
@@ -425,13 +431,28 @@ impl Run<'_> {
         if self.byte_starts {
             return (0..=self.line.len()).collect();
         }
-        let mut at = 0;
-        let mut out = vec![0];
-        while at < self.line.len() {
-            at += chars::unit_len(chars::unit_at(self.line, at, self.locale()));
-            out.push(at);
-        }
-        out
+        self.units().to_vec()
+    }
+
+    fn units(&self) -> &[usize] {
+        self.units.get_or_init(|| {
+            let mut at = 0;
+            let mut out = vec![0];
+            while at < self.line.len() {
+                at += chars::unit_len(chars::unit_at(self.line, at, self.locale()));
+                out.push(at);
+            }
+            out
+        })
+    }
+
+    /// The unit that holds byte `at - 1` when the line is decoded from its
+    /// start: the character before position `at`, for `\<`, `\b` and `-w`
+    /// (GNU finds it by stepping back to a character boundary).
+    fn unit_before(&self, at: usize) -> Option<chars::Unit> {
+        let units = self.units();
+        let start = *units[..units.partition_point(|&u| u < at)].last()?;
+        Some(chars::unit_at(self.line, start, self.locale()))
     }
 
     /// Does a match start at one of `starts`?
@@ -447,6 +468,11 @@ impl Run<'_> {
     fn leftmost_from(&self, from: usize) -> Option<usize> {
         let all = self.boundaries();
         let starts = &all[all.partition_point(|&b| b < from)..];
+        // The first start alone first: `-w` asks again from each next
+        // byte, and there an empty pattern always matches.
+        if starts.first().is_some_and(|&s| self.matches_from(&[s])) {
+            return Some(starts[0]);
+        }
         if starts.is_empty() || !self.matches_from(starts) {
             return None;
         }
@@ -486,10 +512,7 @@ impl Run<'_> {
             let start = self.leftmost_from(from)?;
             let ends = self.ends_at(start);
             let longest = ends[0];
-            let word_before = chars::is_word_unit(
-                chars::unit_before(self.line, start, self.locale()),
-                self.locale(),
-            );
+            let word_before = chars::is_word_unit(self.unit_before(start), self.locale());
             let found = ends
                 .into_iter()
                 .filter(|&e| e > start || longest == start)
@@ -689,8 +712,7 @@ impl Run<'_> {
         let loc = self.locale();
         // Only the word assertions look at the characters: finding the
         // one before `at` decodes the line from its start.
-        let before =
-            || chars::is_word_unit_for_boundary(chars::unit_before(self.line, at, loc), loc);
+        let before = || chars::is_word_unit_for_boundary(self.unit_before(at), loc);
         let after = || {
             at < self.line.len()
                 && chars::is_word_unit_for_boundary(Some(chars::unit_at(self.line, at, loc)), loc)
