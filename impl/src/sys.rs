@@ -171,6 +171,36 @@ extern "C" {
     fn iswspace(c: u32) -> libc::c_int;
     fn iswalnum(c: u32) -> libc::c_int;
     fn towupper(c: u32) -> u32;
+    fn wctype(name: *const libc::c_char) -> libc::c_ulong;
+    fn iswctype(c: u32, class: libc::c_ulong) -> libc::c_int;
+}
+
+/// The code points (below U+110000, surrogates left out) in the UTF-8
+/// locale's class `name` (one of the POSIX names), as sorted inclusive
+/// ranges: `iswctype` asked for each, with that locale installed for this
+/// thread only while asking.
+pub fn utf8_class_ranges(name: &std::ffi::CStr) -> Vec<(u32, u32)> {
+    let handle = utf8_ctype_handle();
+    // SAFETY: as in `utf8_ctype_block`: a valid locale object, installed
+    // for this thread only, and the previous one put back below.
+    let previous = unsafe { libc::uselocale(handle) };
+    // SAFETY: a NUL-terminated name; wctype only reads the locale's tables
+    // (an unknown name gives 0, which iswctype answers false for).
+    let class = unsafe { wctype(name.as_ptr()) };
+    let mut ranges: Vec<(u32, u32)> = Vec::new();
+    for code in (0..0xD800).chain(0xE000..0x110000) {
+        // SAFETY: iswctype only reads the current locale's tables.
+        if unsafe { iswctype(code, class) } == 0 {
+            continue;
+        }
+        match ranges.last_mut() {
+            Some((_, hi)) if *hi + 1 == code => *hi = code,
+            _ => ranges.push((code, code)),
+        }
+    }
+    // SAFETY: `previous` came from uselocale, so it is valid to reinstall.
+    unsafe { libc::uselocale(previous) };
+    ranges
 }
 
 /// The C library's classes of one code point of a UTF-8 locale.

@@ -31,9 +31,12 @@ use regex_automata::meta::{self, Regex};
 use regex_automata::util::syntax;
 use regex_automata::MatchKind;
 
+use crate::sys;
 use crate::utf8::{self, Head};
 use samebytes_spec::grep::{PatternConfig, Syntax};
 use samebytes_spec::Locale;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
 
 /// The character at the start of `bytes`, if a valid one starts there.
 fn decode_one(bytes: &[u8]) -> Option<(u32, usize)> {
@@ -261,49 +264,32 @@ fn terminator_item(cfg: &PatternConfig) -> String {
     format!(r"\x{:02X}", cfg.terminator)
 }
 
-/// glibc's `iswspace` beyond ASCII in C.UTF-8 (read off glibc 2.36 for
-/// every code point), as the regex translation spells `[[:space:]]`.  The
-/// no-break spaces are absent: glibc does not count them as white space.
-/// Issue 13 replaces this with the C library's own classes.
-const WIDE_SPACES: &[char] = &[
-    '\u{1680}', '\u{2000}', '\u{2001}', '\u{2002}', '\u{2003}', '\u{2004}', '\u{2005}', '\u{2006}',
-    '\u{2008}', '\u{2009}', '\u{200A}', '\u{2028}', '\u{2029}', '\u{205F}', '\u{3000}',
-];
-
 /// The members of a POSIX class, as bracket items.  In the C locale these
 /// are regex-syntax's ASCII classes, which are exactly the C locale's.  In
-/// UTF-8 they agree with glibc on ASCII; beyond ASCII they follow Unicode
-/// properties (docs/differences.md).
+/// UTF-8 they are the C library's own (`iswctype`), as ranges of code
+/// points, worked out once per class and process.
 fn posix_class(name: &[u8], locale: Locale) -> Option<String> {
-    let ascii = match name {
-        b"alpha" | b"digit" | b"alnum" | b"upper" | b"lower" | b"space" | b"blank" | b"punct"
-        | b"print" | b"graph" | b"cntrl" | b"xdigit" => {
-            format!("[:{}:]", String::from_utf8_lossy(name))
-        }
-        _ => return None,
-    };
+    const NAMES: &[&str] = &[
+        "alpha", "digit", "alnum", "upper", "lower", "space", "blank", "punct", "print", "graph",
+        "cntrl", "xdigit",
+    ];
+    let name = *NAMES.iter().find(|n| n.as_bytes() == name)?;
     if locale == Locale::C {
-        return Some(ascii);
+        return Some(format!("[:{name}:]"));
     }
-    let wide_spaces: String = WIDE_SPACES
-        .iter()
-        .map(|c| format!(r"\x{{{:X}}}", *c as u32))
-        .collect();
-    Some(match name {
-        b"alpha" => r"\p{Alphabetic}".into(),
-        b"digit" => "0-9".into(),
-        b"alnum" => r"\p{Alphabetic}0-9".into(),
-        b"upper" => r"\p{Uppercase}".into(),
-        b"lower" => r"\p{Lowercase}".into(),
-        b"space" => format!(r"\t-\r {wide_spaces}"),
-        b"blank" => r"\t \x{1680}\x{2000}-\x{2006}\x{2008}-\x{200A}\x{205F}\x{3000}".into(),
-        b"punct" => r"\p{P}\p{S}".into(),
-        b"print" => format!(r"[^\p{{C}}\t-\r\x{{85}}{wide_spaces}] "),
-        b"graph" => format!(r"[^\p{{C}}\t-\r \x{{85}}{wide_spaces}]"),
-        b"cntrl" => r"\p{Cc}".into(),
-        b"xdigit" => "0-9A-Fa-f".into(),
-        _ => unreachable!("checked above"),
-    })
+    static MEMBERS: OnceLock<Mutex<HashMap<&'static str, String>>> = OnceLock::new();
+    let mut known = MEMBERS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let members = known.entry(name).or_insert_with(|| {
+        let c_name = std::ffi::CString::new(name).expect("class names hold no NUL");
+        sys::utf8_class_ranges(&c_name)
+            .into_iter()
+            .map(|(lo, hi)| format!(r"\x{{{lo:X}}}-\x{{{hi:X}}}"))
+            .collect()
+    });
+    Some(members.clone())
 }
 
 /// A repetition operator: (min, max, width in the pattern, name for

@@ -46,6 +46,19 @@ const RARE_TOKENS: &[&[u8]] = &[
     b"\xf4\x90\x80\x80",
     b"\xed\xa0\x80",
     b"\xe2\x80",
+    // Characters the POSIX classes sort differently beyond ASCII: a
+    // no-break space, a combining mark, an Arabic-Indic digit, a
+    // superscript, a feminine ordinal, a line separator, a soft hyphen,
+    // a fraction, a Greek letter.
+    "\u{a0}".as_bytes(),
+    "\u{301}".as_bytes(),
+    "\u{663}".as_bytes(),
+    "\u{b2}".as_bytes(),
+    "\u{aa}".as_bytes(),
+    "\u{2028}".as_bytes(),
+    "\u{ad}".as_bytes(),
+    "\u{bd}".as_bytes(),
+    "\u{3a9}".as_bytes(),
 ];
 
 const FLAGS: &[&[u8]] = &[
