@@ -129,7 +129,7 @@ struct Joint {
 
 /// glibc's syntax bits for GNU grep's `-G` and `-E` (gnulib's
 /// RE_SYNTAX_GREP and RE_SYNTAX_EGREP), and RE_ICASE.
-mod syntax_bits {
+pub(super) mod syntax_bits {
     const CHAR_CLASSES: u64 = 1 << 2;
     const CONTEXT_INDEP_ANCHORS: u64 = 1 << 3;
     const CONTEXT_INDEP_OPS: u64 = 1 << 4;

@@ -386,22 +386,29 @@ impl Parser<'_> {
         let mut seen_atom = false;
         let mut last_anchor_len = 0;
         while self.pos < self.pat.len() && !self.at_bar() && !self.at_close() {
-            if let Some((min, max, width, what)) = self.repetition(!seen_atom)? {
+            // Where glibc reads no interval (it skips or takes literally a
+            // brace after an anchor, or leading in an ERE) but GNU's DFA
+            // does, the interval's errors are the DFA's.
+            let dfa_reads = prev == Prev::Caret || (self.ere() && !seen_atom);
+            if let Some((min, max, width, what)) = self.repetition(!seen_atom, dfa_reads)? {
                 // GNU's DFA warns about a repetition while nothing but
                 // anchors precede it in the branch, and applies it to an
                 // anchor; with nothing at all before it, it is ignored.
                 if self.ere() && !seen_atom {
                     self.warnings
                         .push(format!("warning: {what} at start of expression"));
-                    if min > DUP_MAX || max.is_some_and(|m| m > DUP_MAX) {
-                        // The DFA's own check (glibc skips a leading brace).
-                        let before = self.warnings.len();
-                        self.dfa_error
-                            .get_or_insert(("regular expression too big".into(), before));
-                    }
                 }
+                if dfa_reads && (min > DUP_MAX || max.is_some_and(|m| m > DUP_MAX)) {
+                    self.dfa_fails("regular expression too big");
+                }
+                // A BRE's leading repetition is a literal; after an atom,
+                // or an anchor with an atom before it, it applies.
+                let applies = match self.ere() {
+                    true => prev != Prev::Start,
+                    false => seen_atom,
+                };
                 match prev {
-                    Prev::Atom | Prev::Caret if self.ere() || prev == Prev::Atom => {
+                    Prev::Atom | Prev::Caret if applies => {
                         let atom = match last.take() {
                             Some(a) => a,
                             None => {
@@ -443,18 +450,28 @@ impl Parser<'_> {
         Ok(out)
     }
 
+    /// GNU's DFA's error, reported if glibc finds none, after the
+    /// warnings met so far; the first one stands.
+    fn dfa_fails(&mut self, message: &str) {
+        let before = self.warnings.len();
+        self.dfa_error.get_or_insert((message.into(), before));
+    }
+
     /// A repetition operator here: (min, max, width, name for warnings).
-    /// `leading`: nothing but anchors precede it in the branch, where an
-    /// ERE interval is read as GNU's DFA reads it: an invalid one is a
-    /// literal brace, and its counts are checked later.
-    fn repetition(&self, leading: bool) -> Result<Option<Repetition>, String> {
+    /// `leading`: nothing but anchors precede it in the branch; a BRE's
+    /// leading `\{` is a literal brace (`escape`), as in glibc.
+    /// `dfa_reads`: only GNU's DFA reads an interval here, so it is read
+    /// as the DFA reads it: in an ERE an invalid one is a literal brace,
+    /// in a BRE it is the DFA's error (and then a literal, as glibc reads
+    /// it), and the counts are the caller's to check.
+    fn repetition(&mut self, leading: bool, dfa_reads: bool) -> Result<Option<Repetition>, String> {
         let c = self.peek(0);
         if self.ere() {
             return Ok(match c {
                 Some(b'*') => Some((0, None, 1, "*")),
                 Some(b'+') => Some((1, None, 1, "+")),
                 Some(b'?') => Some((0, Some(1), 1, "?")),
-                Some(b'{') if leading => self
+                Some(b'{') if dfa_reads => self
                     .interval(1, false, true)
                     .ok()
                     .flatten()
@@ -469,6 +486,14 @@ impl Parser<'_> {
             (Some(b'*'), _) => Some((0, None, 1, "*")),
             (Some(b'\\'), Some(b'+')) => Some((1, None, 2, "+")),
             (Some(b'\\'), Some(b'?')) => Some((0, Some(1), 2, "?")),
+            (Some(b'\\'), Some(b'{')) if leading => None,
+            (Some(b'\\'), Some(b'{')) if dfa_reads => match self.interval(2, true, true) {
+                Ok(interval) => interval.map(|(min, max, w)| (min, max, w, "{...}")),
+                Err(_) => {
+                    self.dfa_fails("invalid content of \\{\\}");
+                    None
+                }
+            },
             (Some(b'\\'), Some(b'{')) => self
                 .interval(2, true, false)?
                 .map(|(min, max, w)| (min, max, w, "{...}")),
@@ -652,8 +677,15 @@ impl Parser<'_> {
             }
             b'w' => atom(r"\w".into()),
             b'W' => atom(format!(r"[^\w{t}]")),
-            b's' => atom(format!(r"[\s&&[^{t}]]")),
-            b'S' => atom(with_long_forms(format!(r"[^\s{t}]"), self.cfg)),
+            // glibc's white space: regex-syntax's Unicode `\s` also holds
+            // the no-break spaces and U+0085, which glibc's does not.
+            b's' | b'S' => {
+                let space = posix_class(b"space", self.cfg.locale).expect("a POSIX class");
+                match e {
+                    b's' => atom(format!("[{space}&&[^{t}]]")),
+                    _ => atom(with_long_forms(format!("[^{space}{t}]"), self.cfg)),
+                }
+            }
             b'b' => anchor(r"\b"),
             b'B' => anchor(r"\B"),
             b'<' => anchor(r"\b{start}"),
@@ -702,6 +734,13 @@ impl Parser<'_> {
                 let body = &p[body_start..end];
                 i = end + 2;
                 if kind == b':' {
+                    // With -i, glibc and GNU's DFA read `upper` and `lower`
+                    // as `alpha` (which, in UTF-8, also holds letters and
+                    // digits that have no case).
+                    let body = match body {
+                        b"upper" | b"lower" if self.cfg.ignore_case => b"alpha",
+                        _ => body,
+                    };
                     items.push_str(
                         &posix_class(body, self.cfg.locale)
                             .ok_or_else(|| "Invalid character class name".to_string())?,
@@ -880,6 +919,119 @@ mod tests {
 
     /// With `-z`, `$` holds only before a NUL or at the end, in every
     /// engine the regex may choose (see `compile`).
+    /// The translation of one pattern alone.
+    fn parse_alone(p: &[u8], cfg: &PatternConfig) -> Result<String, String> {
+        let (mut warnings, mut superset, mut backrefs) = (Vec::new(), false, false);
+        Parser {
+            pat: p,
+            pos: 0,
+            cfg,
+            warnings: &mut warnings,
+            depth: 0,
+            dfa_error: None,
+            superset: &mut superset,
+            backrefs: &mut backrefs,
+            groups: 0,
+            markers: 0,
+            anchors: Vec::new(),
+            reading: Reading::Exact,
+        }
+        .parse()
+    }
+
+    /// The translation's own syntax errors are a safety net: glibc
+    /// compiles every -G/-E pattern first (`RegexMatcher::build`) and its
+    /// error is the one shown, so the translation must parse every pattern
+    /// glibc compiles (GNU's DFA's own errors are `dfa_error`, apart).
+    /// Checked for every pattern of up to three syntax tokens, in both
+    /// dialects and both locales.  It found a BRE's leading `\{` refused
+    /// as `Unmatched \{`, where glibc and GNU read a brace.
+    #[test]
+    fn translation_parses_whatever_glibc_compiles() {
+        use crate::grep::matcher::syntax_bits;
+        const TOKENS: &[&[u8]] = &[
+            b"a",
+            b"(",
+            b")",
+            b"\\(",
+            b"\\)",
+            b"[",
+            b"]",
+            b"\\",
+            b"{",
+            b"}",
+            b"\\{",
+            b"\\}",
+            b"1",
+            b",",
+            b"-",
+            b"*",
+            b"+",
+            b"|",
+            b"\\|",
+            b"^",
+            b"[:alpha:]",
+            b"[:nope:]",
+            b"[=a=]",
+            b"[.a.]",
+            b"[.",
+            b"\\1",
+            b"z-a",
+            b"\\w",
+            b"\xc3\xa9",
+            b"\\<",
+            b"$",
+            b".",
+        ];
+        let mut checked = 0;
+        let mut refused = 0;
+        let mut problems = Vec::new();
+        for (syntax, bits) in [
+            (Syntax::Basic, syntax_bits::GREP),
+            (Syntax::Extended, syntax_bits::EGREP),
+        ] {
+            for locale in [Locale::C, Locale::Utf8] {
+                let cfg = PatternConfig {
+                    syntax,
+                    ignore_case: false,
+                    word: false,
+                    line: false,
+                    locale,
+                    terminator: b'\n',
+                };
+                let n = TOKENS.len();
+                for code in 0..(1 + n + n * n + n * n * n) {
+                    let (mut p, mut c) = (Vec::new(), code);
+                    while c > 0 {
+                        c -= 1;
+                        p.extend_from_slice(TOKENS[c % n]);
+                        c /= n;
+                    }
+                    let glibc = sys::GnuRegex::compile(&p, bits, locale == Locale::Utf8);
+                    let ours = parse_alone(&p, &cfg);
+                    let shown = String::from_utf8_lossy(&p);
+                    match (glibc, ours) {
+                        (Ok(_), Ok(_)) => {}
+                        (Ok(_), Err(e)) => problems.push(format!(
+                            "{syntax:?} {locale:?} {shown:?}: glibc compiles, ours: {e}"
+                        )),
+                        // glibc's error is the one shown; ours is never met.
+                        (Err(_), Err(_)) => refused += 1,
+                        (Err(_), Ok(_)) => {}
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(
+            problems.is_empty(),
+            "{} disagreements, the first:\n{}",
+            problems.len(),
+            problems[..problems.len().min(40)].join("\n")
+        );
+        assert!(refused > checked / 10, "{refused} of {checked}");
+    }
+
     #[test]
     fn dollar_with_nul_terminator_ignores_newlines() {
         let cfg = PatternConfig {

@@ -87,6 +87,17 @@ const ERRORS_BRE: &[&str] = &[
     "\\)",
     "\\9",
     "**",
+    // A brace with no atom before it is a literal (after one, an error).
+    // Not `\\{1\\}`: after an anchor GNU's DFA repeats the anchor and
+    // glibc reads a brace (docs/differences.md).
+    "\\{",
+    "\\}",
+    // After an anchor only GNU's DFA reads an interval (glibc a brace),
+    // so its errors are the DFA's.  (Valid ones repeat the anchor, which
+    // glibc reads otherwise: docs/differences.md.)
+    "\\<\\{1",
+    "\\b\\{2,1\\}",
+    "\\>\\{65536\\}",
 ];
 const ERRORS_ERE: &[&str] = &[
     "a{}",
@@ -107,6 +118,11 @@ const ERRORS_ERE: &[&str] = &[
     "(a|*)",
     "\\9",
     "**",
+    // Not a leading `{`: glibc skips it, GNU's DFA reads a brace or an
+    // interval of nothing (docs/differences.md).
+    "}",
+    "\\<{65536}",
+    "${65536}",
 ];
 
 /// The groups of the regex being drawn: how many have opened (their

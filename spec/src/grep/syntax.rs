@@ -175,7 +175,8 @@ pub fn parse(pattern: &[u8], cfg: &PatternConfig) -> Result<Parsed, String> {
         notes: Vec::new(),
         groups: 0,
         open: 0,
-        glibc_extra: 0,
+        glibc_open: vec![GlibcGroup::default()],
+        glibc_char_close: false,
         visible: Vec::new(),
     };
     let tree = p.alternation()?;
@@ -183,7 +184,7 @@ pub fn parse(pattern: &[u8], cfg: &PatternConfig) -> Result<Parsed, String> {
         // Only a BRE `\)` with no group open stops the top level.
         return Err("Unmatched ) or \\)".into());
     }
-    if p.glibc_extra > 0 {
+    if p.glibc_open.len() > 1 {
         return Err("Unmatched ( or \\(".into());
     }
     Ok(Parsed {
@@ -210,15 +211,30 @@ struct Parser<'a> {
     groups: usize,
     /// Groups open now.
     open: usize,
-    /// Groups glibc holds open beyond these: after an ERE repetition it
-    /// skipped (one at a branch's start, or after an anchor), glibc reads
-    /// a `)` as a character, and a later `)` that is a character here
-    /// closes its group.
-    glibc_extra: usize,
+    /// The groups glibc holds open, innermost last, after the whole
+    /// pattern's.  After an ERE repetition it skipped (one at a branch's
+    /// start, or after an anchor), glibc reads a `)` as a character where
+    /// the group closes here, so it may hold more open than `open`; a
+    /// later `)` that is a character here then closes its innermost one,
+    /// and a `|` is an alternative of glibc's innermost group.
+    glibc_open: Vec<GlibcGroup>,
+    /// The `)` that ends the branch just read is a character to glibc.
+    glibc_char_close: bool,
     /// Which groups a back-reference may name here (glibc's
-    /// `completed_bkref_map`): closed ones, but not those closed in an
-    /// earlier branch of an alternation still being read.
+    /// `completed_bkref_map`): those glibc has closed, but not those
+    /// closed in an earlier branch of an alternation still being read.
     visible: Vec<bool>,
+}
+
+/// A group glibc holds open, for its back-reference rules.
+#[derive(Default)]
+struct GlibcGroup {
+    /// 0 for the whole pattern.
+    number: usize,
+    /// `visible` where it opened: each alternative starts from it.
+    initial: Vec<bool>,
+    /// The groups closed in its earlier alternatives.
+    earlier: Vec<bool>,
 }
 
 /// A repetition operator: counts, width in the pattern, name for warnings.
@@ -253,16 +269,14 @@ impl Parser<'_> {
     }
 
     fn alternation(&mut self) -> Result<Node, String> {
-        let before = self.visible.clone();
-        let mut seen = before.clone();
         let mut branches = vec![self.branch()?];
         while self.at_bar() {
             self.pos += if self.ere { 1 } else { 2 };
-            merge(&mut seen, &self.visible);
-            self.visible = before.clone();
+            let innermost = self.glibc_open.last_mut().expect("the whole pattern's");
+            merge(&mut innermost.earlier, &self.visible);
+            self.visible = innermost.initial.clone();
             branches.push(self.branch()?);
         }
-        merge(&mut self.visible, &seen);
         Ok(if branches.len() == 1 {
             branches.pop().expect("one branch")
         } else {
@@ -277,7 +291,8 @@ impl Parser<'_> {
         // glibc skipped an ERE repetition just now.
         let mut glibc_skipped = false;
         while self.pos < self.pat.len() && !self.at_bar() && !self.at_close() {
-            if let Some(rep) = self.repetition(at_start)? {
+            let after_anchor = matches!(items.last(), Some(Node::Assert(_)));
+            if let Some(rep) = self.repetition(at_start, after_anchor)? {
                 self.pos += rep.width;
                 if at_start {
                     self.notes.push(Note::Warning(format!(
@@ -311,7 +326,7 @@ impl Parser<'_> {
         if glibc_skipped && self.ere && self.peek(0) == Some(b')') && self.open > 0 {
             // glibc reads this `)` as a character; here it closes the
             // group.
-            self.glibc_extra += 1;
+            self.glibc_char_close = true;
         }
         Ok(match items.len() {
             0 => Node::Empty,
@@ -321,7 +336,15 @@ impl Parser<'_> {
     }
 
     /// A repetition operator here, if there is one.
-    fn repetition(&self, at_start: bool) -> Result<Option<Repetition>, String> {
+    /// A repetition operator here, if there is one.  `after_anchor`: the
+    /// branch's last item is an anchor, after which glibc reads no
+    /// interval (it skips an ERE brace and takes a BRE one literally)
+    /// and GNU's DFA does.
+    fn repetition(
+        &mut self,
+        at_start: bool,
+        after_anchor: bool,
+    ) -> Result<Option<Repetition>, String> {
         let simple = |min, max, width, name| {
             Ok(Some(Repetition {
                 min,
@@ -336,7 +359,7 @@ impl Parser<'_> {
                 Some(b'*') => simple(0, None, 1, "*"),
                 Some(b'+') => simple(1, None, 1, "+"),
                 Some(b'?') => simple(0, Some(1), 1, "?"),
-                Some(b'{') if at_start => self.leading_interval(),
+                Some(b'{') if at_start || after_anchor => Ok(self.dfa_interval()),
                 Some(b'{') => self.interval(1),
                 _ => Ok(None),
             };
@@ -349,6 +372,15 @@ impl Parser<'_> {
             (Some(b'*'), _) => simple(0, None, 1, "*"),
             (Some(b'\\'), Some(b'+')) => simple(1, None, 2, "+"),
             (Some(b'\\'), Some(b'?')) => simple(0, Some(1), 2, "?"),
+            (Some(b'\\'), Some(b'{')) if after_anchor => {
+                let interval = self.dfa_interval();
+                if interval.is_none() {
+                    // Then glibc's reading: a literal brace.
+                    self.notes
+                        .push(Note::Error("invalid content of \\{\\}".into()));
+                }
+                Ok(interval)
+            }
             (Some(b'\\'), Some(b'{')) => self.interval(2),
             _ => Ok(None),
         }
@@ -406,11 +438,13 @@ impl Parser<'_> {
         }))
     }
 
-    /// An ERE `{` at a branch's start, read as GNU's DFA does (glibc just
-    /// skips the brace there): digits, an optional comma and digits, `}`.
-    fn leading_interval(&self) -> Result<Option<Repetition>, String> {
+    /// An interval where only GNU's DFA reads one (an ERE's at a branch's
+    /// start, any after an anchor): digits, an optional comma and digits,
+    /// the close; none if it is not one.
+    fn dfa_interval(&self) -> Option<Repetition> {
         let p = self.pat;
-        let mut i = self.pos + 1;
+        let (open, close): (usize, &[u8]) = if self.ere { (1, b"}") } else { (2, b"\\}") };
+        let mut i = self.pos + open;
         let digits = |i: &mut usize| -> Option<u32> {
             let start = *i;
             let mut v: u32 = 0;
@@ -428,19 +462,19 @@ impl Parser<'_> {
         } else {
             min
         };
-        let valid = p.get(i) == Some(&b'}')
+        let valid = p[i..].starts_with(close)
             && (min.is_some() || comma)
             && max.is_none_or(|m| min.unwrap_or(0) <= m);
         if !valid {
-            return Ok(None);
+            return None;
         }
-        Ok(Some(Repetition {
+        Some(Repetition {
             min: min.unwrap_or(0),
             max,
-            width: i + 1 - self.pos,
+            width: i + close.len() - self.pos,
             name: "{...}",
             too_big: max.unwrap_or(0) > DUP_MAX || min.unwrap_or(0) > DUP_MAX,
-        }))
+        })
     }
 
     /// One atom.  `first`: nothing but anchors precede it in the branch.
@@ -467,9 +501,9 @@ impl Parser<'_> {
             }
             b'\\' => self.escape(first),
             _ => {
-                if c == b')' && self.glibc_extra > 0 {
+                if c == b')' && self.glibc_open.len() > self.open + 1 {
                     // A character here, the close of a group for glibc.
-                    self.glibc_extra -= 1;
+                    self.glibc_close();
                 }
                 let (node, n) = literal(self.pat, self.pos, self.cfg.locale);
                 self.pos += n;
@@ -494,6 +528,11 @@ impl Parser<'_> {
         self.groups += 1;
         let number = self.groups;
         self.open += 1;
+        self.glibc_open.push(GlibcGroup {
+            number,
+            initial: self.visible.clone(),
+            earlier: Vec::new(),
+        });
         let inner = self.alternation()?;
         self.open -= 1;
         let close: &[u8] = if self.ere { b")" } else { b"\\)" };
@@ -501,11 +540,23 @@ impl Parser<'_> {
             return Err("Unmatched ( or \\(".into());
         }
         self.pos += close.len();
-        if self.visible.len() < number {
-            self.visible.resize(number, false);
+        if !std::mem::take(&mut self.glibc_char_close) {
+            self.glibc_close();
         }
-        self.visible[number - 1] = true;
         Ok(Node::Group(number, Box::new(inner)))
+    }
+
+    /// glibc closes its innermost open group, which a back-reference may
+    /// name from now on.
+    fn glibc_close(&mut self) {
+        if self.glibc_open.len() > 1 {
+            let group = self.glibc_open.pop().expect("more than one");
+            merge(&mut self.visible, &group.earlier);
+            if self.visible.len() < group.number {
+                self.visible.resize(group.number, false);
+            }
+            self.visible[group.number - 1] = true;
+        }
     }
 
     fn escape(&mut self, first: bool) -> Result<Node, String> {
