@@ -310,6 +310,24 @@ fn back_references_copied_into_the_candidate_regex() {
         &[b"-w", br"\(ab\)\1"],
         &[b"-e", br"\(a\)\1", b"-e", b"nx"],
         &[b"-o", br"\(a\)\1"],
+        // Two back-reference patterns that both match a line: `-o` takes
+        // the leftmost start, the longest there, of either.
+        &[b"-o", b"-e", br"\(a\)\1", b"-e", br"\(ab\)\1"],
+        &[
+            b"-o",
+            b"-e",
+            br"\(b\)\1",
+            b"-e",
+            br"\(a\)b\1",
+            b"-e",
+            br"\(x\)n*\1",
+        ],
+        // Word operators beside a back-reference.
+        &[br"\B\(a\)\1"],
+        &[br"\(a\)\B\1"],
+        &[br"\<\(a\)\1"],
+        &[br"\(a\)\1\B"],
+        &[b"-o", br"\(b\)\<\1"],
     ];
     for pattern in patterns {
         for (utf8, buffer) in [(true, 4096), (false, 7)] {
@@ -319,6 +337,38 @@ fn back_references_copied_into_the_candidate_regex() {
             if let Err(m) = check_grep(&case) {
                 panic!("{m}");
             }
+        }
+    }
+}
+
+/// A PCRE2 match that meets its backtracking limit ends the search with
+/// GNU's `exceeded PCRE's backtracking limit` and status 2, keeping what
+/// was printed before it; streamed and whole, with buffers that cut the
+/// line and hold it whole, under the output options that stop early or
+/// print context.
+#[test]
+fn perl_backtracking_limit_ends_the_search() {
+    let endless = [b"a".repeat(30), b"!\n".to_vec()].concat();
+    let data = [b"aa\nxa!\nb\n".to_vec(), endless, b"a\nb\n".to_vec()].concat();
+    let options: &[&[&[u8]]] = &[
+        &[b"-n"],
+        &[b"-c"],
+        &[b"-o", b"-b"],
+        &[b"-A1", b"-B1"],
+        &[b"-v"],
+        &[b"-m1", b"-v"],
+        &[b"-m1", b"-v", b"-A2"],
+    ];
+    for extra in options {
+        for (buffer, whole) in [(5, false), (4096, true), (4096, false)] {
+            let args = [&[&b"-P"[..], b"^(a+)+$"][..], extra].concat();
+            let case = stream_case(&args, data.clone(), buffer, whole);
+            if let Err(m) = check_grep(&case) {
+                panic!("{m}");
+            }
+            // The limit is met, except where `-m1` stops before it.
+            let met = case.spec_outcome().status == 2;
+            assert_eq!(met, !extra.contains(&&b"-m1"[..]), "{extra:?}");
         }
     }
 }

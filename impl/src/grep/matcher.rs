@@ -51,8 +51,9 @@ impl Matcher {
     }
 
     /// A position, in the first line of `hay[from..]` that has a match, at
-    /// or after that match's start.  `from` is a line start.
-    pub fn find(&self, hay: &[u8], from: usize) -> Result<Option<usize>, MatchFailure> {
+    /// or after that match's start.  `from` is a line start.  A failure
+    /// (`-P`'s) comes with the start of the line it ended the search in.
+    pub fn find(&self, hay: &[u8], from: usize) -> Result<Option<usize>, (MatchFailure, usize)> {
         match self {
             Matcher::Regex(m) => Ok(m.find(hay, from)),
             Matcher::Perl(m) => m.find(hay, from),
@@ -60,7 +61,10 @@ impl Matcher {
     }
 
     pub fn is_match(&self, line: &[u8]) -> Result<bool, MatchFailure> {
-        Ok(self.find(line, 0)?.is_some())
+        match self.find(line, 0) {
+            Ok(found) => Ok(found.is_some()),
+            Err((failure, _)) => Err(failure),
+        }
     }
 
     /// The matches `-o` prints in a line, as (start, end), and the failure

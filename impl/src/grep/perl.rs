@@ -133,8 +133,9 @@ impl PerlMatcher {
 
     /// Where the first match in the lines of `hay[from..]` starts (`from`
     /// is a line start).  The empty line after a final terminator is
-    /// searched too: whether it counts is the caller's business.
-    pub fn find(&self, hay: &[u8], from: usize) -> Result<Option<usize>, MatchFailure> {
+    /// searched too: whether it counts is the caller's business.  A
+    /// failure comes with the start of the line it ended the search in.
+    pub fn find(&self, hay: &[u8], from: usize) -> Result<Option<usize>, (MatchFailure, usize)> {
         let t = self.terminator;
         let mut pos = from;
         loop {
@@ -146,7 +147,8 @@ impl PerlMatcher {
                 },
             };
             let end = memchr::memchr(t, &hay[start..]).map_or(hay.len(), |p| start + p);
-            if let Some((s, _)) = self.search(&hay[start..end], 0)? {
+            let found = self.search(&hay[start..end], 0).map_err(|f| (f, start))?;
+            if let Some((s, _)) = found {
                 return Ok(Some(start + s));
             }
             if end >= hay.len() {

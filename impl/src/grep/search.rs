@@ -113,10 +113,24 @@ impl Search<'_, '_> {
         while pos < to && !self.file.done && self.file.selected < self.limit {
             // An empty match after the last terminator is in no line.
             // (Here pos < to, so hay[to - 1] exists.)
-            let found = self
-                .matcher
-                .find(hay, pos)?
-                .filter(|&m| m < to || hay[to - 1] != t);
+            let found = match self.matcher.find(hay, pos) {
+                Ok(found) => found.filter(|&m| m < to || hay[to - 1] != t),
+                Err((failure, line_start)) => {
+                    // GNU dies in the search.  The lines `-v` selected
+                    // before the failing one are printed, wherever the
+                    // buffer ends, and a failure past the `-m` limit is
+                    // not met (docs/differences.md); owed after-context is
+                    // not printed.
+                    if self.opts.invert {
+                        self.inverted_lines(w, pos, line_start)?;
+                        if self.file.selected >= self.limit {
+                            // The owed after-context follows, as at `-m`.
+                            break;
+                        }
+                    }
+                    return Err(failure.into());
+                }
+            };
             let (line_start, line_end) = match found {
                 // Nothing is printed (`-c`): where the line starts does not
                 // matter, only where it ends.

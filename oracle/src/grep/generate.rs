@@ -59,6 +59,8 @@ const RARE_TOKENS: &[&[u8]] = &[
     "\u{ad}".as_bytes(),
     "\u{bd}".as_bytes(),
     "\u{3a9}".as_bytes(),
+    // For `-P '(a+)+$'`, which meets PCRE2's backtracking limit here.
+    b"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!",
 ];
 
 const FLAGS: &[&[u8]] = &[

@@ -241,6 +241,9 @@ const PERL_ERRORS: &[&str] = &[
     "*",
     "(?P<",
     "\\8",
+    // Meets PCRE2's backtracking limit on a run of `a`s that ends
+    // otherwise (an input token).
+    "(a+)+$",
 ];
 
 /// A small regex in PCRE2 syntax.
