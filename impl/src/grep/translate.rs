@@ -119,20 +119,8 @@ pub fn translate(
                 s
             }
             _ => {
-                let mut parser = Parser {
-                    pat: p,
-                    pos: 0,
-                    cfg,
-                    warnings: &mut warnings,
-                    depth: 0,
-                    dfa_error: None,
-                    superset: &mut superset,
-                    backrefs: &mut backrefs,
-                    groups: 0,
-                    markers: 0,
-                    anchors: Vec::new(),
-                    reading,
-                };
+                let mut parser =
+                    Parser::new(p, cfg, reading, &mut warnings, &mut superset, &mut backrefs);
                 let parsed = parser.parse();
                 anchors.extend(parser.anchors.iter().map(|&at| (index, at)));
                 if let (Some(e), None) = (parser.dfa_error.take(), &dfa_error) {
@@ -330,7 +318,31 @@ enum Prev {
     Atom,
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
+    fn new(
+        pat: &'a [u8],
+        cfg: &'a PatternConfig,
+        reading: Reading,
+        warnings: &'a mut Vec<String>,
+        superset: &'a mut bool,
+        backrefs: &'a mut bool,
+    ) -> Parser<'a> {
+        Parser {
+            pat,
+            pos: 0,
+            cfg,
+            warnings,
+            depth: 0,
+            dfa_error: None,
+            superset,
+            backrefs,
+            groups: 0,
+            markers: 0,
+            anchors: Vec::new(),
+            reading,
+        }
+    }
+
     fn ere(&self) -> bool {
         self.cfg.syntax == Syntax::Extended
     }
@@ -917,26 +929,11 @@ mod tests {
     use super::*;
     use regex_automata::Input;
 
-    /// With `-z`, `$` holds only before a NUL or at the end, in every
-    /// engine the regex may choose (see `compile`).
     /// The translation of one pattern alone.
     fn parse_alone(p: &[u8], cfg: &PatternConfig) -> Result<String, String> {
         let (mut warnings, mut superset, mut backrefs) = (Vec::new(), false, false);
-        Parser {
-            pat: p,
-            pos: 0,
-            cfg,
-            warnings: &mut warnings,
-            depth: 0,
-            dfa_error: None,
-            superset: &mut superset,
-            backrefs: &mut backrefs,
-            groups: 0,
-            markers: 0,
-            anchors: Vec::new(),
-            reading: Reading::Exact,
-        }
-        .parse()
+        let reading = Reading::Exact;
+        Parser::new(p, cfg, reading, &mut warnings, &mut superset, &mut backrefs).parse()
     }
 
     /// The translation's own syntax errors are a safety net: glibc
@@ -1032,6 +1029,8 @@ mod tests {
         assert!(refused > checked / 10, "{refused} of {checked}");
     }
 
+    /// With `-z`, `$` holds only before a NUL or at the end, in every
+    /// engine the regex may choose (see `compile`).
     #[test]
     fn dollar_with_nul_terminator_ignores_newlines() {
         let cfg = PatternConfig {
