@@ -372,3 +372,57 @@ fn perl_backtracking_limit_ends_the_search() {
         }
     }
 }
+
+/// `-P` picks its candidate lines by a literal every match holds
+/// (`required_literal` in impl/src/grep/perl.rs): each pattern here has a
+/// run of letters that a wrong reading of what surrounds it would take
+/// for required, and the lines (every string of up to four of `abc)]`,
+/// and some more) hold matches without it.  A missed candidate is a
+/// missed line, against the spec's PCRE2 on every line.
+#[test]
+fn perl_required_literal_misses_no_line() {
+    let mut lines: Vec<Vec<u8>> = vec![Vec::new()];
+    let mut last: Vec<Vec<u8>> = vec![Vec::new()];
+    for _ in 0..4 {
+        last = last
+            .iter()
+            .flat_map(|l| b"abc)]".iter().map(move |&c| [&l[..], &[c]].concat()))
+            .collect();
+        lines.extend(last.iter().cloned());
+    }
+    lines.extend(
+        ["aibc", "xab", "xAB", "\u{e9}b", "\u{e9}\u{e9}", "a1c"].map(|l| l.as_bytes().to_vec()),
+    );
+    let data: Vec<u8> = lines
+        .iter()
+        .flat_map(|l| [&l[..], b"\n"].concat())
+        .collect();
+    let patterns: &[&[u8]] = &[
+        br"ab?c",
+        br"ab*c",
+        br"ab{0,1}c",
+        br"ab+c",
+        br"ab*+c",
+        br"(ab)?c",
+        br"([])]ab)?c",
+        br"([^])]ab)?c",
+        br"(\)ab)?c",
+        br"(a\c)b)?c",
+        br"(a{2,}b)?c",
+        br"x(?i)AB",
+        br"(?:ab)?c",
+        br"\d+c|ab",
+        br"a\d?c",
+        "\u{e9}?b".as_bytes(),
+        br"[\]](ab)?c",
+    ];
+    for pattern in patterns {
+        for extra in [&b"-n"[..], b"-x", b"-w", b"-c"] {
+            let args = [&b"-P"[..], extra, pattern];
+            let case = stream_case(&args, data.clone(), 4096, true);
+            if let Err(m) = check_grep(&case) {
+                panic!("{m}");
+            }
+        }
+    }
+}

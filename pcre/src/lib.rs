@@ -48,6 +48,11 @@ pub struct Pcre {
 /// What a match writes to: PCRE2's match data and match context, and the
 /// JIT stack once one was needed.
 struct MatchState {
+    /// The JIT compiled the pattern: matches go to `pcre2_jit_match`,
+    /// which `pcre2_match` would call after checks that have nothing to
+    /// check here (the subject's UTF-8 is not checked under
+    /// `PCRE2_MATCH_INVALID_UTF`, and no other option is passed).
+    jit: bool,
     data: NonNull<pcre2_match_data_8>,
     context: NonNull<pcre2_match_context_8>,
     jit_stack: Option<NonNull<pcre2_jit_stack_8>>,
@@ -102,7 +107,7 @@ impl Pcre {
         };
         // SAFETY: a compiled code.  Failure leaves the interpreter, which
         // GNU falls back to as well.
-        unsafe { pcre2_jit_compile_8(code.as_ptr(), PCRE2_JIT_COMPLETE) };
+        let jit = unsafe { pcre2_jit_compile_8(code.as_ptr(), PCRE2_JIT_COMPLETE) } == 0;
         // SAFETY: a compiled code; null general contexts ask for malloc.
         let (data, context) = unsafe {
             (
@@ -122,6 +127,7 @@ impl Pcre {
         Ok(Pcre {
             code,
             state: Mutex::new(MatchState {
+                jit,
                 data,
                 context,
                 jit_stack: None,
@@ -180,9 +186,15 @@ fn run(
         // SAFETY: the code is compiled; the subject pointer is valid
         // for its length (an empty slice's dangling pointer is never
         // read); the match data and context are live and ours alone
-        // (under the lock, or through the owner's &mut).
+        // (under the lock, or through the owner's &mut).  Either
+        // function takes the same arguments.
+        let matcher = if state.jit {
+            pcre2_jit_match_8
+        } else {
+            pcre2_match_8
+        };
         let e = unsafe {
-            pcre2_match_8(
+            matcher(
                 code.as_ptr(),
                 subject.as_ptr(),
                 subject.len(),

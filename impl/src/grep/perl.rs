@@ -40,29 +40,101 @@ fn is_plain(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || b" _-,:;'\"/=<>!@%&~#`".contains(&byte) || byte >= 0x80
 }
 
-/// A string every match of the pattern holds (without `-i`): the run of
-/// plain bytes it starts with, after zero-width `^ \b \B \A \G`.  None
-/// when the pattern has a `|` anywhere, where the run may be one side's
-/// alone.  A quantifier after the run (`? * {`) may take away its last
+/// A string every match of the pattern holds (without `-i`): the longest
+/// run of plain bytes at the pattern's top level, outside every group
+/// and class.  A quantifier after a run (`? * {`) may take away its last
 /// character, which is then left out (back to a lead byte, so that in
-/// UTF-8 no part of a character stays).
+/// UTF-8 no part of a character stays); `+` keeps it, and ends the run.
+/// None when the pattern has a `|` anywhere, where a run may be one
+/// side's alone.  The scan stops at what it does not read (`(?` and `(*`,
+/// which may change what follows; `\Q`, `\c` and escapes with arguments;
+/// a `{` that opens no count; a `[` inside a class): the runs before it
+/// are required still, as nothing later changes what they match.
 fn required_literal(pattern: &[u8]) -> Option<&[u8]> {
     if pattern.contains(&b'|') {
         return None;
     }
-    let mut rest = pattern;
-    while let [b'^', tail @ ..] | [b'\\', b'b' | b'B' | b'A' | b'G', tail @ ..] = rest {
-        rest = tail;
-    }
-    let run = rest.iter().take_while(|&&b| is_plain(b)).count();
-    let mut literal = &rest[..run];
-    if matches!(rest.get(run), Some(b'?' | b'*' | b'{')) {
-        while let [head @ .., 0x80..=0xBF] = literal {
-            literal = head;
+    let mut best: &[u8] = &[];
+    let mut depth = 0usize;
+    let mut run_start = 0;
+    let mut i = 0;
+    loop {
+        let byte = pattern.get(i).copied();
+        if byte.is_some_and(is_plain) {
+            i += 1;
+            continue;
         }
-        literal = literal.split_last().map_or(literal, |(_, head)| head);
+        let mut run = &pattern[run_start..i];
+        if matches!(byte, Some(b'?' | b'*' | b'{')) {
+            while let [head @ .., 0x80..=0xBF] = run {
+                run = head;
+            }
+            run = run.split_last().map_or(run, |(_, head)| head);
+        }
+        if depth == 0 && run.len() > best.len() {
+            best = run;
+        }
+        match byte.and_then(|_| top_level_step(pattern, i, &mut depth)) {
+            Some(next) => (i, run_start) = (next, next),
+            None => return (!best.is_empty()).then_some(best),
+        }
     }
-    (!literal.is_empty()).then_some(literal)
+}
+
+/// Where the scan of [`required_literal`] goes on after the byte that is
+/// not plain at `i`, keeping the group `depth`; None where it stops.
+fn top_level_step(pattern: &[u8], i: usize, depth: &mut usize) -> Option<usize> {
+    let next = pattern.get(i + 1).copied();
+    match pattern[i] {
+        b'\\' => next.filter(|&e| is_fixed_escape(e)).map(|_| i + 2),
+        b'(' if matches!(next, Some(b'?' | b'*')) => None,
+        b'(' => {
+            *depth += 1;
+            Some(i + 1)
+        }
+        b')' => {
+            *depth = depth.checked_sub(1)?;
+            Some(i + 1)
+        }
+        b'[' => class_end(pattern, i + 1),
+        b'{' => {
+            let count = pattern[i + 1..].iter().position(|&b| b == b'}')?;
+            let inside = &pattern[i + 1..i + 1 + count];
+            inside
+                .iter()
+                .all(|&b| b.is_ascii_digit() || b == b',')
+                .then_some(i + count + 2)
+        }
+        _ => Some(i + 1),
+    }
+}
+
+/// An escape that is one thing, two bytes long, and no group: a class,
+/// an assertion, or a punctuation character as itself.
+fn is_fixed_escape(escaped: u8) -> bool {
+    b"wWdDsShHvVRXNbBAGzZ".contains(&escaped) || escaped.is_ascii_punctuation()
+}
+
+/// Where the scan goes on after the class whose contents start at
+/// `from` (after its `[`): after its `]`.  None where it stops (a `[`
+/// inside, as `[:alpha:]`, or an escape it does not read).
+fn class_end(pattern: &[u8], from: usize) -> Option<usize> {
+    let mut j = from;
+    if pattern.get(j) == Some(&b'^') {
+        j += 1;
+    }
+    if pattern.get(j) == Some(&b']') {
+        j += 1;
+    }
+    loop {
+        match *pattern.get(j)? {
+            b']' => return Some(j + 1),
+            b'[' => return None,
+            b'\\' if is_fixed_escape(*pattern.get(j + 1)?) => j += 2,
+            b'\\' => return None,
+            _ => j += 1,
+        }
+    }
 }
 
 impl PerlMatcher {
@@ -188,6 +260,25 @@ mod tests {
         let cases: &[(&[u8], Option<&[u8]>)] = &[
             (b"sentence", Some(b"sentence")),
             (b"sent\\w+ce", Some(b"sent")),
+            (b"se?ntence", Some(b"ntence")),
+            (b"\\d+foo", Some(b"foo")),
+            (b"ab{2}cd", Some(b"cd")),
+            (b"ab*+cd", Some(b"cd")),
+            (b"a(bcd)?e", Some(b"a")),
+            (b"(bcd)", None),
+            (b"\\(abc", Some(b"abc")),
+            (b"[](]abcd", Some(b"abcd")),
+            (b"[^]a]abc", Some(b"abc")),
+            (b"[\\](]abc", Some(b"abc")),
+            (b"ab{x}cdef", Some(b"a")),
+            (b"\\x{41}bcdef", None),
+            (b"a\\Qbcdef\\E", Some(b"a")),
+            (b"a\\c(bcdef)", Some(b"a")),
+            (b"abc(?i)defgh", Some(b"abc")),
+            (b"(?:abc)def", None),
+            (b"[[:alpha:]]abcdef", None),
+            (b"ab)cdef", Some(b"ab")),
+            (b"\xc3\xa9?x", Some(b"x")),
             (b"^\\bsent", Some(b"sent")),
             (b"ab?", Some(b"a")),
             (b"ab+", Some(b"ab")),

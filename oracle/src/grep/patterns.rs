@@ -227,6 +227,13 @@ const PERL_ATOMS: &[&str] = &[
     "\\C",
     "(?i)f",
     "\\0",
+    // What the scan for a required literal (impl/src/grep/perl.rs) must
+    // read right: a class holding `)`, escaped parentheses, a `{` that
+    // opens no count, `\c` taking the next byte.
+    "[])]",
+    "\\)",
+    "o{x}",
+    "\\c(",
 ];
 const PERL_ANCHORS: &[&str] = &["^", "$", "\\b", "\\B", "\\A", "\\z", "\\Z", "\\G", "\\K"];
 const PERL_REPEATS: &[&str] = &[

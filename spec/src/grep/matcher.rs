@@ -93,7 +93,7 @@ struct Pattern {
 /// What compiling a pattern list gives, in GNU's order.
 pub enum Compiled {
     /// The matcher and GNU's warnings (full lines, no program name).
-    Ready(Matcher, Vec<String>),
+    Ready(Box<Matcher>, Vec<String>),
     /// Errors, in GNU's order (the warnings met before a DFA error come
     /// first).
     Failed(Vec<CompileError>),
@@ -105,14 +105,14 @@ impl Matcher {
         if cfg.syntax == super::Syntax::Perl {
             return match Perl::compile(patterns, cfg) {
                 Ok(perl) => Compiled::Ready(
-                    Matcher {
+                    Box::new(Matcher {
                         joint: Vec::new(),
                         patterns: Vec::new(),
                         cfg: *cfg,
                         byte_starts: false,
                         perl: Some(perl),
                         failure: RefCell::new(None),
-                    },
+                    }),
                     Vec::new(),
                 ),
                 Err(e) => Compiled::Failed(vec![e]),
@@ -170,14 +170,14 @@ impl Matcher {
             }
         }
         Compiled::Ready(
-            Matcher {
+            Box::new(Matcher {
                 joint,
                 patterns,
                 cfg: *cfg,
                 byte_starts: searched_as_strings(patterns_given, cfg),
                 perl: None,
                 failure: RefCell::new(None),
-            },
+            }),
             warnings,
         )
     }

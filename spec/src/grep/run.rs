@@ -471,7 +471,7 @@ fn prepare(
             for w in &warnings {
                 out.diagnose(format!("{program}: {w}\n"));
             }
-            Ok((opts, m, out))
+            Ok((opts, *m, out))
         }
         Compiled::Failed(errors) => {
             for e in &errors {
