@@ -10,7 +10,7 @@
 //!   after it, `^` no longer holding;
 //! - at a line's end, or after only such bytes, the answer is whether the
 //!   pattern matches the empty string;
-//! - a pattern that starts with a plain literal (and has no `|`) finds
+//! - a pattern with a plain literal at its top level (and no `|`) finds
 //!   its candidate lines with memchr's memmem first, and PCRE2 confirms
 //!   each (the literal is in every match, so no line is missed).
 
