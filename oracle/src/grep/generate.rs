@@ -174,7 +174,10 @@ fn arbitrary_big_text(u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<u8>> {
     if u.ratio(1, 2)? && data.len() > BINARY_PREFIX {
         let at = match u.int_in_range(0..=2u8)? {
             0 => BINARY_PREFIX,
-            1 => (BINARY_PREFIX as i64 + i64::from(u.int_in_range(-3..=3i8)?)) as usize,
+            // Up to 3 past the probe, but inside the data (which may end
+            // 1 byte past it: fuzz crash 10777b43).
+            1 => (BINARY_PREFIX as i64 + i64::from(u.int_in_range(-3..=3i8)?))
+                .min(data.len() as i64) as usize,
             _ => u.int_in_range(BINARY_PREFIX..=data.len() - 1)?,
         };
         let bytes = u.choose(LATE_BYTES)?;
