@@ -252,6 +252,21 @@ fn max_count_repositions_stdin_in_text_and_binary_parts() {
     }
 }
 
+/// Every string of up to `longest` bytes from `alphabet`, the empty one
+/// first.
+fn every_string(alphabet: &[u8], longest: usize) -> Vec<Vec<u8>> {
+    let mut all: Vec<Vec<u8>> = vec![Vec::new()];
+    let mut last: Vec<Vec<u8>> = vec![Vec::new()];
+    for _ in 0..longest {
+        last = last
+            .iter()
+            .flat_map(|l| alphabet.iter().map(move |&c| [&l[..], &[c]].concat()))
+            .collect();
+        all.extend(last.iter().cloned());
+    }
+    all
+}
+
 /// Back-references whose groups the candidate regex copies: exact where
 /// the group is a literal matched once (no line is confirmed), a superset
 /// elsewhere (`impl/src/grep/group_copies.rs`).  The lines are every
@@ -259,15 +274,7 @@ fn max_count_repositions_stdin_in_text_and_binary_parts() {
 /// near misses: a group's text again in another case, or cut short.
 #[test]
 fn back_references_copied_into_the_candidate_regex() {
-    let mut lines: Vec<Vec<u8>> = vec![Vec::new()];
-    let mut last: Vec<Vec<u8>> = vec![Vec::new()];
-    for _ in 0..5 {
-        last = last
-            .iter()
-            .flat_map(|l| b"abAnx".iter().map(move |&c| [&l[..], &[c]].concat()))
-            .collect();
-        lines.extend(last.iter().cloned());
-    }
+    let mut lines = every_string(b"abAnx", 5);
     // A combining mark is no word constituent to GNU, and is one to
     // regex-syntax's Unicode `\b`.
     lines.extend(
@@ -294,6 +301,11 @@ fn back_references_copied_into_the_candidate_regex() {
         &[br"^\(a\)\1$"],
         &[br"\(a\)\(b\)\2\1"],
         &[b"-E", br"(ab)n\1"],
+        // A repetition of a repetition in the copy (campaign seed 1205).
+        &[b"-E", br"(a{2})?\1?"],
+        &[b"-E", br"(a{2})\1?"],
+        &[b"-E", br"(a+)?n\1"],
+        &[b"-E", br"(a{1,2})?b\1*"],
         &[br"\(a\)\1\b"],
         &[br"\(ab\)\1\>"],
         &[br"\(a*\)b\1"],
@@ -381,15 +393,7 @@ fn perl_backtracking_limit_ends_the_search() {
 /// missed line, against the spec's PCRE2 on every line.
 #[test]
 fn perl_required_literal_misses_no_line() {
-    let mut lines: Vec<Vec<u8>> = vec![Vec::new()];
-    let mut last: Vec<Vec<u8>> = vec![Vec::new()];
-    for _ in 0..4 {
-        last = last
-            .iter()
-            .flat_map(|l| b"abc)]".iter().map(move |&c| [&l[..], &[c]].concat()))
-            .collect();
-        lines.extend(last.iter().cloned());
-    }
+    let mut lines = every_string(b"abc)]", 4);
     lines.extend(
         ["aibc", "xab", "xAB", "\u{e9}b", "\u{e9}\u{e9}", "a1c"].map(|l| l.as_bytes().to_vec()),
     );

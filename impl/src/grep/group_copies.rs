@@ -135,7 +135,7 @@ impl Copier<'_> {
             HirKind::Concat(subs) => Hir::concat(self.copy_all(subs)?),
             HirKind::Alternation(subs) => Hir::alternation(self.copy_all(subs)?),
             HirKind::Repetition(r) => Hir::repetition(Repetition {
-                sub: Box::new(self.copy(&r.sub)?),
+                sub: Box::new(operand(self.copy(&r.sub)?)),
                 ..r.clone()
             }),
             HirKind::Look(look) if !look_as_gnu(*look, self.locale) => return None,
@@ -147,6 +147,22 @@ impl Copier<'_> {
 
     fn copy_all(&self, subs: &[Hir]) -> Option<Vec<Hir>> {
         subs.iter().map(|s| self.copy(s)).collect()
+    }
+}
+
+/// A repetition's operand, in a group when it is a repetition itself:
+/// regex-syntax prints the repetition `(?:a{2})?` as `a{2}?`, which
+/// reads back as a lazy `a{2}` (campaign seed 1205: `(a{2})?\1?` took
+/// no line without `aaaa`).  The group is a capture, as the HIR has no
+/// other; the candidate regex reads no capture without a marker's name.
+fn operand(sub: Hir) -> Hir {
+    match sub.kind() {
+        HirKind::Repetition(_) => Hir::capture(Capture {
+            index: 1,
+            name: None,
+            sub: Box::new(sub),
+        }),
+        _ => sub,
     }
 }
 
