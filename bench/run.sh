@@ -204,6 +204,7 @@ for i in range(65536):
   bench "grep -P literal -c, C.UTF-8" C.UTF-8 "$runs" "$g -cP sentence $T" "grep -cP sentence $T" "rg -cP sentence $T"
   bench "grep -P regex with a leading literal -c, C.UTF-8" C.UTF-8 "$runs" "$g -cP 'sent\\w+ce' $T" "grep -cP 'sent\\w+ce' $T" "rg -cP 'sent\\w+ce' $T"
   bench "grep -P regex, no leading literal -c, C.UTF-8" C.UTF-8 "$runs" "$g -cP 'se?ntence' $T" "grep -cP 'se?ntence' $T" "rg -cP 'se?ntence' $T"
+  bench "grep -P regex, no literal at all -c, C.UTF-8" C.UTF-8 "$runs" "$g -cP '\\b[a-z]{8}\\b' $T" "grep -cP '\\b[a-z]{8}\\b' $T" "rg -cP '\\b[a-z]{8}\\b' $T"
   bench "grep back-reference -c" C "$runs" "$g -c '\\(s\\)entence \\1' $T" "grep -c '\\(s\\)entence \\1' $T" "rg -cP '(s)entence \\1' $T"
   bench "grep back-reference after .* -c" C "$runs" "$g -c '\\(sen\\)tence.*\\1' $T" "grep -c '\\(sen\\)tence.*\\1' $T" "rg -cP '(sen)tence.*\\1' $T"
   bench "grep -v literal, printing lines" C "$runs" "$g -v sentence $T" "grep -v sentence $T" "rg -v sentence $T"

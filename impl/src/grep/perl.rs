@@ -164,9 +164,11 @@ impl PerlMatcher {
         let pcre = Pcre::compile(text, options).map_err(CompileError::bare)?;
         let empty_match = [false, true].map(|bol| pcre.find(b"", 0, !bol).map(|m| m.is_some()));
         // With -i a literal's other cases match too; in UTF-8 a byte that is
-        // no character is PCRE2's compile error already.
+        // no character is PCRE2's compile error already.  A single byte
+        // is no filter: in text most lines hold any given letter, and
+        // finding it costs more per line than PCRE2's JIT saves.
         let literal = required_literal(pattern)
-            .filter(|_| !cfg.ignore_case)
+            .filter(|l| !cfg.ignore_case && l.len() >= 2)
             .map(|l| memmem::Finder::new(l).into_owned());
         Ok(PerlMatcher {
             pcre: RefCell::new(pcre),
