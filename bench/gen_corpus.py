@@ -2,11 +2,18 @@
 """Build a benchmark corpus of real text from whatever this machine has.
 
     gen_corpus.py source SIZE OUT
+    gen_corpus.py binary SIZE OUT
 
 The Rust and Markdown files of the cargo registry (~/.cargo/registry/src,
 or $CARGO_HOME's), in sorted path order, joined, cut before the first NUL
 (a few crates hold binary test data) and repeated to SIZE bytes.  The
 corpus is never committed: it depends on which crates the machine has.
+
+`binary` is the same text as GNU's rule sees a log or a dump with a
+stray NUL: a NUL at 10 MiB (past GNU's first buffer, so the lines before
+it are searched as text) and then, every 1 MiB, a byte 0xFF (an encoding
+error in UTF-8).  Each replaces a byte of the text, so the line count and
+the size stay those of `source`.
 """
 import os
 import sys
@@ -14,8 +21,8 @@ import sys
 
 def main():
     kind, size, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-    if kind != "source":
-        sys.exit("usage: gen_corpus.py source SIZE OUT")
+    if kind not in ("source", "binary"):
+        sys.exit("usage: gen_corpus.py source|binary SIZE OUT")
     home = os.environ.get("CARGO_HOME", os.path.expanduser("~/.cargo"))
     root = os.path.join(home, "registry", "src")
     paths = []
@@ -41,6 +48,20 @@ def main():
             part = chunk[: size - written]
             f.write(part)
             written += len(part)
+    if kind == "binary":
+        with open(out, "r+b") as f:
+            spoil(f, 10 << 20, b"\0")
+            for at in range(11 << 20, size, 1 << 20):
+                spoil(f, at, b"\xff")
+
+
+def spoil(f, at, byte):
+    """Replace the first byte at or after `at` that is not a newline."""
+    f.seek(at)
+    while f.read(1) == b"\n":
+        at += 1
+    f.seek(at)
+    f.write(byte)
 
 
 main()

@@ -60,6 +60,7 @@ have_uutils=0
 # Real text: the machine's own Rust and Markdown sources (cargo registry),
 # 1 GiB.  Built from whatever crates are there, so never committed.
 [ -f "$data/source.txt" ] || python3 "$here/gen_corpus.py" source $((1 << 30)) "$data/source.txt"
+[ -f "$data/binary.txt" ] || python3 "$here/gen_corpus.py" binary $((1 << 30)) "$data/binary.txt"
 echo "one short line" > "$data/short.txt"
 if [ ! -d "$data/small" ]; then
   # 1000 files of 100 bytes to 8 KB, cut from the text.
@@ -108,6 +109,7 @@ PY
 T="$data/text.txt"
 U="$data/utf8.txt"
 R="$data/source.txt"
+BIN="$data/binary.txt"
 S="$data/short.txt"
 uu="$uutils wc"
 
@@ -211,6 +213,12 @@ for i in range(65536):
   bench "grep literal -c, input from a pipe (pv)" C "$runs" "pv -q $T | $g -c sentence" "pv -q $T | grep -c sentence" "pv -q $T | rg -c sentence"
   bench "grep, pathological long lines (2 GiB)" C 3 "$g b $P" "grep b $P" "rg b $P"
   bench "grep, pathological long lines from a pipe" C 3 "pv -q $P | $g b" "pv -q $P | grep b" "pv -q $P | rg b"
+  # Real text with a stray NUL at 10 MiB and encoding errors after it
+  # (bench/gen_corpus.py binary): each row beside the same search with -a.
+  for o in -c -l -q "-v -c" "-i -c"; do
+    bench "grep $o, file GNU calls binary, C.UTF-8" C.UTF-8 "$runs" "$g $o 'fn main' $BIN" "grep $o 'fn main' $BIN" "rg $o 'fn main' $BIN"
+    bench "grep -a $o, the same file as text, C.UTF-8" C.UTF-8 "$runs" "$g -a $o 'fn main' $BIN" "grep -a $o 'fn main' $BIN" "rg -a $o 'fn main' $BIN"
+  done
   rss() { local loc=$1; shift; LC_ALL=$loc /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
   rssfile=$(mktemp)
   pv -q "$P" | /usr/bin/time -f %M -o "$rssfile" "$g" b >/dev/null || true

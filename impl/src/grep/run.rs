@@ -118,6 +118,7 @@ pub fn run(
         limit: opts.max_count.unwrap_or(u64::MAX),
         name: Vec::new(),
         file: FileState::default(),
+        scratch: Vec::new(),
     };
     match search_all(&mut search, &operands, system, stderr, cfg) {
         Ok(status) => status,

@@ -53,7 +53,14 @@ pub(super) struct Search<'a, 'o> {
     /// The input being searched, as its lines are prefixed.
     pub(super) name: Vec<u8>,
     pub(super) file: FileState,
+    /// A binary part's chunk with its NULs turned into terminators.
+    pub(super) scratch: Vec<u8>,
 }
+
+/// The most a binary part's chunk around NULs holds, unless one piece is
+/// longer: small enough to stay in cache, large enough that the matcher's
+/// start-up per chunk does not show.
+const BINARY_CHUNK: usize = 64 * 1024;
 
 impl Search<'_, '_> {
     /// Start on a new input.
@@ -229,30 +236,45 @@ impl Search<'_, '_> {
 
     /// Search a binary part, at absolute `base`: NULs end lines too, and
     /// nothing is printed.
+    ///
+    /// The part is searched as whole buffers, as text is: the stretch
+    /// before the line of the next NUL in place, and the lines around
+    /// NULs in chunks of at most [`BINARY_CHUNK`] bytes, copied with each
+    /// NUL turned into the terminator.  A piece (a line cut at NULs too)
+    /// longer than a chunk is matched on its own, so nothing is copied
+    /// twice over.
     fn binary(&mut self, part: &[u8], base: u64) -> Result<(), Stop> {
-        if part.is_empty() {
-            // No line here (splitting would make one empty piece).
-            return Ok(());
-        }
         let t = self.terminator;
-        let mut pieces: Vec<&[u8]> = part.split(|&b| b == t || b == 0).collect();
-        if part.last().is_some_and(|&b| b == t || b == 0) {
-            pieces.pop();
-        }
-        let mut at = base;
-        for piece in pieces {
-            if self.file.done || self.file.selected >= self.limit {
-                break;
+        let mut s = 0;
+        while s < part.len() && !self.file.done && self.file.selected < self.limit {
+            let Some(nul) = memchr::memchr(0, &part[s..]).map(|p| s + p) else {
+                return self.binary_lines(&part[s..], base + s as u64);
+            };
+            let line = lines::start(part, t, s, nul);
+            if line > s {
+                self.binary_lines(&part[s..line], base + s as u64)?;
+                s = line;
+                continue;
             }
-            at = (at + piece.len() as u64 + 1).min(base + part.len() as u64);
-            if self.matcher.is_match(piece)? != self.opts.invert {
-                self.file.selected += 1;
-                self.file.after_last_selected = at;
-                self.file.binary_selected = true;
-                self.used = true;
-                if !self.eff.count {
-                    self.file.done = true;
-                    break;
+            // `part[s..]` starts with the line holding the NUL: a chunk of
+            // whole pieces, ending just after a NUL or terminator.
+            let reach = (s + BINARY_CHUNK).min(part.len());
+            match memchr::memrchr2(t, 0, &part[s..reach]) {
+                Some(p) => {
+                    let e = s + p + 1;
+                    let mut chunk = std::mem::take(&mut self.scratch);
+                    chunk.clear();
+                    chunk.extend(part[s..e].iter().map(|&b| if b == 0 { t } else { b }));
+                    let searched = self.binary_lines(&chunk, base + s as u64);
+                    self.scratch = chunk;
+                    searched?;
+                    s = e;
+                }
+                None => {
+                    // One piece longer than a chunk, which ends at `nul`.
+                    let e = nul + 1;
+                    self.binary_piece(&part[s..nul], base + e as u64)?;
+                    s = e;
                 }
             }
         }
@@ -260,6 +282,95 @@ impl Search<'_, '_> {
             self.file.done = true;
         }
         Ok(())
+    }
+
+    /// Search `hay`, lines ended by the terminator (the last one
+    /// unterminated only at the end of input, or of a binary part) at
+    /// absolute `base`, as binary: the selected lines are counted, not
+    /// printed.
+    fn binary_lines(&mut self, hay: &[u8], base: u64) -> Result<(), Stop> {
+        let t = self.terminator;
+        let to = hay.len();
+        let mut pos = 0;
+        while pos < to && !self.file.done && self.file.selected < self.limit {
+            let found = match self.matcher.find(hay, pos) {
+                // An empty match after the last terminator is in no line.
+                Ok(found) => found.filter(|&m| m < to || hay[to - 1] != t),
+                Err((failure, line_start)) => {
+                    // The lines `-v` selected before the failing one count,
+                    // as in `text`; a failure past the limit is not met.
+                    if self.opts.invert {
+                        self.binary_inverted(hay, base, pos, line_start);
+                        if self.file.done || self.file.selected >= self.limit {
+                            break;
+                        }
+                    }
+                    return Err(failure.into());
+                }
+            };
+            let Some(m) = found else {
+                if self.opts.invert {
+                    self.binary_inverted(hay, base, pos, to);
+                }
+                break;
+            };
+            let line_end = lines::end(hay, t, m, to);
+            if self.opts.invert {
+                let line_start = lines::start(hay, t, pos, m);
+                self.binary_inverted(hay, base, pos, line_start);
+            } else {
+                self.binary_selected(base + (line_end + 1).min(to) as u64);
+            }
+            pos = line_end + 1;
+        }
+        if self.file.selected >= self.limit {
+            self.file.done = true;
+        }
+        Ok(())
+    }
+
+    /// `-v` in a binary part selects the whole lines `hay[from..to]`.
+    fn binary_inverted(&mut self, hay: &[u8], base: u64, from: usize, to: usize) {
+        if from >= to {
+            return;
+        }
+        let t = self.terminator;
+        let block = &hay[from..to];
+        let lines = lines::count(block, t) + u64::from(block.last() != Some(&t));
+        // Without `-c` the first selected line ends the search.
+        let room = match self.eff.count {
+            true => self.limit - self.file.selected,
+            false => 1,
+        };
+        let taken = lines.min(room);
+        let after = match taken < lines {
+            true => lines::after_nth(block, t, taken).expect("a line after the last taken"),
+            false => block.len(),
+        };
+        self.file.selected += taken - 1;
+        self.binary_selected(base + (from + after) as u64);
+    }
+
+    /// One piece on its own, which ends just before absolute `after`.
+    fn binary_piece(&mut self, piece: &[u8], after: u64) -> Result<(), Stop> {
+        if self.matcher.is_match(piece)? != self.opts.invert {
+            self.binary_selected(after);
+        }
+        if self.file.selected >= self.limit {
+            self.file.done = true;
+        }
+        Ok(())
+    }
+
+    /// A line of a binary part is selected; the next one starts at `after`.
+    fn binary_selected(&mut self, after: u64) {
+        self.file.selected += 1;
+        self.file.after_last_selected = after;
+        self.file.binary_selected = true;
+        self.used = true;
+        if !self.eff.count {
+            self.file.done = true;
+        }
     }
 
     /// Count the lines before `w.bytes[to]` not yet counted (for `-n`),
