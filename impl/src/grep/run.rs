@@ -9,7 +9,7 @@ use samebytes_spec::grep::{
 };
 
 use super::matcher::Matcher;
-use super::search::{FileState, Search};
+use super::search::{binary_chunk, FileState, Search};
 use super::sink::{Sink, Stop};
 use super::system::{GrepInput, GrepSystem};
 use super::GrepConfig;
@@ -119,6 +119,7 @@ pub fn run(
         name: Vec::new(),
         file: FileState::default(),
         scratch: Vec::new(),
+        binary_chunk: binary_chunk(cfg.buffer),
     };
     match search_all(&mut search, &operands, system, stderr, cfg) {
         Ok(status) => status,

@@ -55,12 +55,19 @@ pub(super) struct Search<'a, 'o> {
     pub(super) file: FileState,
     /// A binary part's chunk with its NULs turned into terminators.
     pub(super) scratch: Vec<u8>,
+    /// The most a chunk of a binary part around NULs holds, unless one
+    /// piece is longer: [`binary_chunk`] of the stream buffer.
+    pub(super) binary_chunk: usize,
 }
 
-/// The most a binary part's chunk around NULs holds, unless one piece is
-/// longer: small enough to stay in cache, large enough that the matcher's
-/// start-up per chunk does not show.
-const BINARY_CHUNK: usize = 64 * 1024;
+/// A quarter of the stream buffer: 64 KiB for the binaries' 256 KiB,
+/// small enough to stay in cache beside the buffer it is copied from,
+/// large enough that the matcher's start-up per chunk does not show.
+/// Tied to the buffer so that the tests' small buffers put the chunk
+/// edges, and pieces longer than a chunk, into small cases.
+pub(super) fn binary_chunk(buffer: usize) -> usize {
+    (buffer / 4).max(1)
+}
 
 impl Search<'_, '_> {
     /// Start on a new input.
@@ -239,7 +246,7 @@ impl Search<'_, '_> {
     ///
     /// The part is searched as whole buffers, as text is: the stretch
     /// before the line of the next NUL in place, and the lines around
-    /// NULs in chunks of at most [`BINARY_CHUNK`] bytes, copied with each
+    /// NULs in chunks of at most `binary_chunk` bytes, copied with each
     /// NUL turned into the terminator.  A piece (a line cut at NULs too)
     /// longer than a chunk is matched on its own, so nothing is copied
     /// twice over.
@@ -258,7 +265,7 @@ impl Search<'_, '_> {
             }
             // `part[s..]` starts with the line holding the NUL: a chunk of
             // whole pieces, ending just after a NUL or terminator.
-            let reach = (s + BINARY_CHUNK).min(part.len());
+            let reach = (s + self.binary_chunk).min(part.len());
             match memchr::memrchr2(t, 0, &part[s..reach]) {
                 Some(p) => {
                     let e = s + p + 1;
