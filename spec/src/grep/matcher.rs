@@ -463,29 +463,36 @@ impl Run<'_> {
     }
 
     /// The leftmost start at or after `from` of any match.  "Some match
-    /// starts among the first k starts" only grows with k, so a bisection
-    /// finds the least such k.
+    /// starts among the first k starts" only grows with k, so the least
+    /// such k is found by galloping (windows of 1, 2, 4, ... starts, each
+    /// after the last) and then bisecting the window that holds it.  The
+    /// cost follows how far the match is, not how much of the line is
+    /// left: `-w` asks again after every match it rejects (`-w -e 'a '`
+    /// on a line of `a ba ba ...` rejects every third byte).
     fn leftmost_from(&self, from: usize) -> Option<usize> {
         let all = self.boundaries();
         let starts = &all[all.partition_point(|&b| b < from)..];
-        // The first start alone first: `-w` asks again from each next
-        // byte, and there an empty pattern always matches.
-        if starts.first().is_some_and(|&s| self.matches_from(&[s])) {
-            return Some(starts[0]);
-        }
-        if starts.is_empty() || !self.matches_from(starts) {
-            return None;
-        }
-        let (mut lo, mut hi) = (0, starts.len() - 1);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if self.matches_from(&starts[..=mid]) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
+        // No match starts among `starts[..lo]`.
+        let mut lo = 0;
+        let mut width = 1;
+        while lo < starts.len() {
+            let hi = (lo + width).min(starts.len());
+            if self.matches_from(&starts[lo..hi]) {
+                let (mut first, mut last) = (lo, hi - 1);
+                while first < last {
+                    let mid = first + (last - first) / 2;
+                    if self.matches_from(&starts[lo..=mid]) {
+                        last = mid;
+                    } else {
+                        first = mid + 1;
+                    }
+                }
+                return Some(starts[first]);
             }
+            lo = hi;
+            width *= 2;
         }
-        Some(starts[lo])
+        None
     }
 
     /// Every end of a match that starts at `start`, longest first.
