@@ -213,6 +213,16 @@ for i in range(65536):
   bench "grep literal -c, input from a pipe (pv)" C "$runs" "pv -q $T | $g -c sentence" "pv -q $T | grep -c sentence" "pv -q $T | rg -c sentence"
   bench "grep, pathological long lines (2 GiB)" C 3 "$g b $P" "grep b $P" "rg b $P"
   bench "grep, pathological long lines from a pipe" C 3 "pv -q $P | $g b" "pv -q $P | grep b" "pv -q $P | rg b"
+  # Real text: the machine's Rust and Markdown sources (1 GiB, C.UTF-8).
+  # `Result` selects 260 thousand of its 32 million lines.
+  rx="'pub fn [a-z_]+\\('"
+  bench "grep literal -c, sources" C.UTF-8 "$runs" "$g -c Result $R" "grep -c Result $R" "rg -c Result $R"
+  bench "grep literal, printing lines, sources" C.UTF-8 "$runs" "$g Result $R" "grep Result $R" "rg Result $R"
+  bench "grep -n literal, sources" C.UTF-8 "$runs" "$g -n Result $R" "grep -n Result $R" "rg -n Result $R"
+  bench "grep -i literal -c, sources" C.UTF-8 "$runs" "$g -ci result $R" "grep -ci result $R" "rg -ci result $R"
+  bench "grep -E regex with a literal -c, sources" C.UTF-8 "$runs" "$g -cE $rx $R" "grep -cE $rx $R" "rg -c $rx $R"
+  bench "grep -v literal, printing lines, sources" C.UTF-8 "$runs" "$g -v Result $R" "grep -v Result $R" "rg -v Result $R"
+  bench "grep literal -c, sources from a pipe (pv)" C.UTF-8 "$runs" "pv -q $R | $g -c Result" "pv -q $R | grep -c Result" "pv -q $R | rg -c Result"
   # Real text with a stray NUL at 10 MiB and encoding errors after it
   # (bench/gen_corpus.py binary): each row beside the same search with -a.
   for o in -c -l -q "-v -c" "-i -c"; do

@@ -1,5 +1,6 @@
 //! Binary-level tests: the built `grep` on real files (read with buffers of
-//! every size, from an offset, truncated while read), pipes written in
+//! every size, mapped in windows of every size, from an offset, truncated
+//! while read or mapped), pipes written in
 //! chunks, /dev/full, closed pipes and its own output file, each against
 //! the spec.
 
@@ -223,73 +224,99 @@ fn pipes_written_in_chunks_match_the_spec() {
     }
 }
 
-/// The file shrinks while grep reads it: what grep prints is exactly what the spec prints for the
-/// bytes grep read before the file ended for it.
+/// The file shrinks while grep reads it: what grep prints is exactly what
+/// the spec prints for the bytes grep read before the file ended for it.
+/// With `-z` the zeros a shrunk mapping reads as are whole lines that
+/// `-v` selects, so a mapped search that trusted them would print them.
 #[test]
 fn a_file_truncated_during_the_search() {
-    for buffer in ["65536", "262144"] {
-        let s = Scratch::new("grep-trunc");
-        let line = b"a line that matches the pattern, long enough to fill pages\n";
-        let data: Vec<u8> = line.repeat(400_000);
-        let path = s.file("big", &data);
-        let mut child = grep()
-            .args(["-n", "matches", "big"])
-            .env("SAMEBYTES_GREP_BUFFER", buffer)
-            .current_dir(&s.path)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn grep");
-        // grep fills the pipe and blocks; shrink the file under it, then read.
-        let mut stdout = child.stdout.take().expect("stdout");
-        let mut first = vec![0u8; 4096];
-        stdout.read_exact(&mut first).expect("first output");
-        std::thread::sleep(Duration::from_millis(100));
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(&path)
-            .expect("open for truncation")
-            .set_len(1000)
-            .expect("truncate");
-        let mut rest = Vec::new();
-        stdout.read_to_end(&mut rest).expect("rest of output");
-        let mut stderr = Vec::new();
-        child
-            .stderr
-            .take()
-            .expect("stderr")
-            .read_to_end(&mut stderr)
-            .expect("stderr");
-        let status = child.wait().expect("wait");
-        assert!(
-            matches!(status.code(), Some(0) | Some(1)),
-            "grep: {}",
-            describe(status)
-        );
-        first.extend_from_slice(&rest);
-        // Every line matches, so the output says how far grep read: all
-        // of its lines but the last are whole, and the last may be the
-        // start of one, cut where the file ended.
-        let last = first[..first.len() - 1]
-            .rsplit(|&b| b == b'\n')
-            .next()
-            .expect("a last line");
-        let number_len = last.iter().position(|&b| b == b':').expect("-n prefix") + 1;
-        let cut = last.len() - number_len;
-        let lines = first.iter().filter(|&&b| b == b'\n').count();
-        let read = (lines - 1) * line.len() + cut + usize::from(cut == line.len() - 1);
-        assert!(read < data.len(), "the truncation came too late");
-        let expected = spec(
-            &["-n", "matches", "big"],
-            &world_of(&[("big", &data[..read])], Stdin::default()),
-            None,
-        );
-        assert_same(
-            &Outcome::unplaced(first, stderr, status.code().unwrap_or(-1)),
-            &expected,
-            &format!("truncated after {read} bytes, buffer {buffer}"),
+    // (stream buffer, mapping threshold, window): read, then mapped with
+    // the shipped window and with small ones.
+    let never = "1000000000000";
+    let ways = [
+        ("65536", never, "1"),
+        ("262144", never, "1"),
+        ("262144", "0", "16777216"),
+        ("65536", "0", "1048576"),
+        ("4096", "0", "65536"),
+    ];
+    for (buffer, map_min, window) in ways {
+        truncated_under(&["-n", "matches", "big"], b'\n', buffer, map_min, window);
+        truncated_under(
+            &["-z", "-n", "-v", "zzz", "big"],
+            0,
+            buffer,
+            map_min,
+            window,
         );
     }
+}
+
+fn truncated_under(args: &[&str], t: u8, buffer: &str, map_min: &str, window: &str) {
+    let s = Scratch::new("grep-trunc");
+    let mut line = b"a line that matches the pattern, long enough to fill pages".to_vec();
+    line.push(t);
+    let data: Vec<u8> = line.repeat(400_000);
+    let path = s.file("big", &data);
+    let mut child = grep()
+        .args(args)
+        .env("SAMEBYTES_GREP_BUFFER", buffer)
+        .env("SAMEBYTES_GREP_MAP_MIN", map_min)
+        .env("SAMEBYTES_GREP_WINDOW", window)
+        .current_dir(&s.path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn grep");
+    // grep fills the pipe and blocks; shrink the file under it, then read.
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut first = vec![0u8; 4096];
+    stdout.read_exact(&mut first).expect("first output");
+    std::thread::sleep(Duration::from_millis(100));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .expect("open for truncation")
+        .set_len(1000)
+        .expect("truncate");
+    let mut rest = Vec::new();
+    stdout.read_to_end(&mut rest).expect("rest of output");
+    let mut stderr = Vec::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_end(&mut stderr)
+        .expect("stderr");
+    let status = child.wait().expect("wait");
+    assert!(
+        matches!(status.code(), Some(0) | Some(1)),
+        "grep: {}",
+        describe(status)
+    );
+    first.extend_from_slice(&rest);
+    // Every line is selected, so the output says how far grep read: all
+    // of its lines but the last are whole, and the last may be the start
+    // of one, cut where the file ended.
+    let last = first[..first.len() - 1]
+        .rsplit(|&b| b == t)
+        .next()
+        .expect("a last line");
+    let number_len = last.iter().position(|&b| b == b':').expect("-n prefix") + 1;
+    let cut = last.len() - number_len;
+    let lines = first.iter().filter(|&&b| b == t).count();
+    let read = (lines - 1) * line.len() + cut + usize::from(cut == line.len() - 1);
+    assert!(read < data.len(), "the truncation came too late");
+    let expected = spec(
+        args,
+        &world_of(&[("big", &data[..read])], Stdin::default()),
+        None,
+    );
+    assert_same(
+        &Outcome::unplaced(first, stderr, status.code().unwrap_or(-1)),
+        &expected,
+        &format!("{args:?} truncated after {read} bytes, buffer {buffer}, map_min {map_min}, window {window}"),
+    );
 }
 
 #[test]

@@ -10,9 +10,11 @@
 //! `-i -c`, printing, `-n`, `-o`, `-m` (with stdin read again from
 //! where it left the offset), context and `--binary-files=without-match`.  Each case is checked against the spec.
 //!
-//! There is one search strategy, the stream (a mapped one was measured
-//! slower and removed; BENCHMARKS.md), so "mapped" inputs are regular
-//! files handed over in one read, beside streams cut into reads.
+//! Every case runs the implementation twice (`check_grep`): regular files
+//! read as streams cut into reads, and mapped in windows as small as the
+//! buffer, one of them refused and one with a probe that cries "spoiled"
+//! (`oracle::grep::ModelMapped`), so the edges also fall on window and
+//! region ends and on the marks the mapped search goes back to.
 
 use proptest::prelude::*;
 use samebytes_oracle::grep::{check_grep, GrepCase};

@@ -1168,6 +1168,15 @@ impl MappedWindow {
     /// whatever it computed must be discarded.  Taking the window by value
     /// means no later read can see those zero pages without a fault.
     pub fn read<R>(self, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+        let (r, faulted) = self.read_probing(|bytes, _| f(bytes));
+        (!faulted).then_some(r)
+    }
+
+    /// As [`MappedWindow::read`], for a reader that must know mid-way:
+    /// `f` gets the bytes and a probe that is true once some page of the
+    /// window has vanished (its bytes read as zeros from there on).
+    /// Returns what `f` returned and whether a page vanished at all.
+    pub fn read_probing<R>(self, f: impl FnOnce(&[u8], &dyn Fn() -> bool) -> R) -> (R, bool) {
         GUARD.faulted.store(false, Ordering::SeqCst);
         GUARD.start.store(self.ptr as usize, Ordering::SeqCst);
         GUARD.len.store(self.map_len, Ordering::SeqCst);
@@ -1178,13 +1187,9 @@ impl MappedWindow {
         // read of the slice completes.
         let bytes =
             unsafe { std::slice::from_raw_parts((self.ptr as *const u8).add(self.skip), self.len) };
-        let r = f(bytes);
+        let r = f(bytes, &|| GUARD.faulted.load(Ordering::SeqCst));
         GUARD.len.store(0, Ordering::SeqCst);
-        if GUARD.faulted.swap(false, Ordering::SeqCst) {
-            None
-        } else {
-            Some(r)
-        }
+        (r, GUARD.faulted.swap(false, Ordering::SeqCst))
     }
 }
 

@@ -24,7 +24,7 @@ pub extern "C" fn main(
     let status = run(
         &samebytes::args_bytes(),
         &env,
-        &mut SystemGrep::new(),
+        &mut SystemGrep::configured(&cfg),
         &mut *stdout,
         &mut stderr,
         &cfg,

@@ -10,8 +10,6 @@
 
 use std::io::{self, Read};
 
-use super::lines;
-
 /// A view of input bytes at an absolute offset: `bytes[0]` is input byte
 /// `base`.
 #[derive(Clone, Copy)]
@@ -39,6 +37,9 @@ pub(super) struct LineBuffer {
     searched: usize,
     complete: usize,
     terminator: u8,
+    /// Bytes from `base` a previous strategy already searched: reads
+    /// count them as searched as they arrive.
+    resume: usize,
 }
 
 impl LineBuffer {
@@ -50,7 +51,23 @@ impl LineBuffer {
             searched: 0,
             complete: 0,
             terminator,
+            resume: 0,
         }
+    }
+
+    /// A buffer that reads from absolute offset `base` on, where the lines
+    /// before `searched` were already searched (they are read again only
+    /// as context).
+    pub(super) fn resuming(
+        capacity: usize,
+        terminator: u8,
+        base: u64,
+        searched: u64,
+    ) -> LineBuffer {
+        let mut buf = LineBuffer::new(capacity, terminator);
+        buf.base = base;
+        buf.resume = searched.saturating_sub(base) as usize;
+        buf
     }
 
     /// Read once into the free space (grown first if there is none).
@@ -65,6 +82,12 @@ impl LineBuffer {
             self.complete = self.filled + p + 1;
         }
         self.filled += n;
+        if self.searched < self.resume {
+            // Whole lines, unless the file changed under us: then at
+            // least the invariants hold.
+            self.searched = self.resume.min(self.filled);
+            self.complete = self.complete.max(self.searched);
+        }
         Ok(n)
     }
 
@@ -100,12 +123,6 @@ impl LineBuffer {
         self.searched = to;
     }
 
-    /// The start of the line `n` lines before the searched end: where
-    /// before-context may still reach back to.
-    pub(super) fn context_start(&self, n: u64) -> usize {
-        lines::back(&self.bytes, self.terminator, 0, self.searched, n)
-    }
-
     /// Drop the bytes before `keep` (at most the searched end), moving the
     /// rest to the front.
     pub(super) fn discard_before(&mut self, keep: usize) {
@@ -117,12 +134,14 @@ impl LineBuffer {
         self.filled -= keep;
         self.searched -= keep;
         self.complete = self.complete.saturating_sub(keep);
+        self.resume = self.resume.saturating_sub(keep);
         self.base += keep as u64;
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::lines;
     use super::*;
 
     /// A reader that hands out `data` a few bytes at a time.
@@ -157,7 +176,7 @@ mod tests {
                     assert!(!w.bytes[complete..].contains(&b'\n'));
                     // Search every whole line, keep one line of context.
                     buf.mark_searched(complete);
-                    let keep = buf.context_start(1);
+                    let keep = lines::back(&buf.bytes, b'\n', 0, buf.searched(), 1);
                     buf.discard_before(keep);
                     assert_eq!(buf.window().offset(0), (at + keep) as u64);
                 }

@@ -4,10 +4,15 @@
 //! - `run.rs`, the **run loop**: options, patterns and the matcher, then
 //!   each input with its diagnostics, count, name and exit status.
 //! - `system.rs`: the seam inputs are opened through, and the real one.
+//! - `mapped.rs`, the **mapped strategy**, for regular files: views the
+//!   file in windows and hands whole lines to the core a region at a
+//!   time; output waits in the sink until the window is known intact, and
+//!   a window the file shrank under is rolled back and read instead.
 //! - `stream.rs`, the **stream strategy**: reads into the line buffer
 //!   (`buffer.rs`: base offset, fill level, the carried partial line) and
-//!   hands whole lines to the core.  (A mapped strategy was measured
-//!   slower than read() on this machine and removed; see BENCHMARKS.md.)
+//!   hands whole lines to the core.  It also finishes what the mapped
+//!   strategy leaves: the last partial line, bytes appended since, and
+//!   everything after a window that could not be mapped or was spoiled.
 //! - `search.rs`, the one **core**: the binary rule, matches over a whole
 //!   region at once, `-v` blocks; `output.rs` prints selected lines with
 //!   their context.  `lines.rs` holds the line helpers both use.
@@ -33,6 +38,7 @@ mod backref;
 mod buffer;
 mod group_copies;
 mod lines;
+mod mapped;
 mod matcher;
 mod output;
 mod perl;
@@ -44,7 +50,7 @@ mod system;
 mod translate;
 
 pub use run::run;
-pub use system::{GrepInput, GrepSystem, SystemGrep};
+pub use system::{GrepInput, GrepSystem, MappedFile, SearchWindow, SystemGrep};
 
 /// Tunables; the tests shrink the buffer to force every boundary case.
 #[derive(Clone, Copy, Debug)]
@@ -53,6 +59,10 @@ pub struct GrepConfig {
     pub buffer: usize,
     /// Output is written once this much is batched.
     pub write_size: usize,
+    /// Regular files with at least this many bytes to search are mapped.
+    pub map_min: u64,
+    /// The mapped strategy's window (grown for a line longer than it).
+    pub window: usize,
 }
 
 impl Default for GrepConfig {
@@ -60,19 +70,28 @@ impl Default for GrepConfig {
         GrepConfig {
             buffer: 256 * 1024,
             write_size: 256 * 1024,
+            map_min: 256 * 1024,
+            window: 16 << 20,
         }
     }
 }
 
 impl GrepConfig {
-    /// The defaults, with the test hook `SAMEBYTES_GREP_BUFFER` (bytes).
-    /// It is an environment variable, not an option, so the command line
-    /// stays GNU's.
+    /// The defaults, with the test hooks `SAMEBYTES_GREP_BUFFER`,
+    /// `SAMEBYTES_GREP_MAP_MIN` and `SAMEBYTES_GREP_WINDOW` (bytes).  They
+    /// are environment variables, not options, so the command line stays
+    /// GNU's; they change how bytes travel, never which.
     pub fn from_env() -> GrepConfig {
         let get = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
         let mut cfg = GrepConfig::default();
         if let Some(b) = get("SAMEBYTES_GREP_BUFFER") {
             cfg.buffer = (b as usize).max(1);
+        }
+        if let Some(m) = get("SAMEBYTES_GREP_MAP_MIN") {
+            cfg.map_min = m;
+        }
+        if let Some(w) = get("SAMEBYTES_GREP_WINDOW") {
+            cfg.window = (w as usize).max(1);
         }
         cfg
     }

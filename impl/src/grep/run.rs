@@ -296,9 +296,10 @@ fn first_line_read_error(
     terminator: u8,
     nul_ends_lines: bool,
 ) -> Option<io::Error> {
-    let mut reader: Box<dyn Read> = match input {
-        GrepInput::Directory => return Some(io::Error::from_raw_os_error(libc::EISDIR)),
-        GrepInput::Reader { reader, .. } => reader,
+    let mut reader: Box<dyn Read> = match input.into_reader() {
+        Ok(Some(reader)) => reader,
+        Ok(None) => return Some(io::Error::from_raw_os_error(libc::EISDIR)),
+        Err(e) => return Some(e),
     };
     let mut buf = vec![0u8; 64 * 1024];
     loop {
@@ -318,12 +319,12 @@ fn first_line_read_error(
 }
 
 fn read_all(input: io::Result<GrepInput>) -> io::Result<Vec<u8>> {
-    match input? {
-        GrepInput::Reader { mut reader, .. } => {
+    match input?.into_reader()? {
+        Some(mut reader) => {
             let mut v = Vec::new();
             reader.read_to_end(&mut v)?;
             Ok(v)
         }
-        GrepInput::Directory => Err(io::Error::from_raw_os_error(libc::EISDIR)),
+        None => Err(io::Error::from_raw_os_error(libc::EISDIR)),
     }
 }

@@ -27,6 +27,9 @@ pub(super) struct Sink<'a> {
     pub(super) buf: Vec<u8>,
     write_size: usize,
     line_buffered: bool,
+    /// Output waits here, whatever its size, until the mapped strategy
+    /// knows the bytes it came from were the file's.
+    pub(super) held: bool,
 }
 
 impl<'a> Sink<'a> {
@@ -36,6 +39,7 @@ impl<'a> Sink<'a> {
             buf: Vec::with_capacity(write_size.min(1 << 20)),
             write_size,
             line_buffered,
+            held: false,
         }
     }
 
@@ -50,10 +54,15 @@ impl<'a> Sink<'a> {
 
     /// After a whole line (or count, or name) is buffered.
     pub(super) fn line_done(&mut self) -> Result<(), Stop> {
-        if self.line_buffered || self.buf.len() >= self.write_size {
+        if !self.held && (self.line_buffered || self.buf.len() >= self.write_size) {
             self.flush()?;
         }
         Ok(())
+    }
+
+    /// Is there enough batched to write?
+    pub(super) fn full(&self) -> bool {
+        self.buf.len() >= self.write_size
     }
 
     /// Buffer `bytes` followed by `end`, as one whole line.

@@ -1,13 +1,13 @@
 //! The stream strategy: read into one [`LineBuffer`], hand each stretch
 //! of whole lines to the core, and keep only what the next stretch needs.
-//! (A mapped strategy was measured slower than read() on this machine and
-//! removed; see BENCHMARKS.md.)
+//! It also finishes what the mapped strategy (`mapped.rs`) leaves.
 
 use std::io::{self, Read};
 
 use samebytes_spec::grep::{BinaryFiles, BINARY_PREFIX};
 
-use super::buffer::LineBuffer;
+use super::buffer::{LineBuffer, Window};
+use super::lines;
 use super::search::{FileState, Search};
 use super::sink::Stop;
 use super::system::GrepInput;
@@ -28,7 +28,19 @@ impl Search<'_, '_> {
             GrepInput::Reader {
                 mut reader,
                 may_block,
-            } => self.stream(&mut *reader, may_block, cfg)?,
+            } => {
+                let buf = LineBuffer::new(cfg.buffer, self.terminator);
+                self.stream(&mut *reader, buf, may_block)?
+            }
+            // Per line output cannot wait for a window to be checked.
+            GrepInput::Mapped(file) if self.opts.line_buffered => match file.into_reader(0) {
+                Ok(mut reader) => {
+                    let buf = LineBuffer::new(cfg.buffer, self.terminator);
+                    self.stream(&mut *reader, buf, false)?
+                }
+                Err(e) => Some(e),
+            },
+            GrepInput::Mapped(file) => self.mapped(file, cfg)?,
         };
         Ok((std::mem::take(&mut self.file), error))
     }
@@ -40,13 +52,13 @@ impl Search<'_, '_> {
         self.opts.binary_files == BinaryFiles::Text || self.terminator == 0
     }
 
-    fn stream(
+    /// Search what `reader` gives, into `buf`.
+    pub(super) fn stream(
         &mut self,
         reader: &mut dyn Read,
+        mut buf: LineBuffer,
         may_block: bool,
-        cfg: &GrepConfig,
     ) -> Result<Option<io::Error>, Stop> {
-        let mut buf = LineBuffer::new(cfg.buffer, self.terminator);
         loop {
             if may_block {
                 self.sink.flush()?;
@@ -72,7 +84,7 @@ impl Search<'_, '_> {
                 // error past its end: GNU would not have read that far.
                 return Ok(error.filter(|_| !self.file.done));
             }
-            let keep = self.keep_from(&buf);
+            let keep = self.keep_from(buf.window(), buf.searched());
             self.count_lines_to(buf.window(), keep);
             buf.discard_before(keep);
         }
@@ -98,12 +110,14 @@ impl Search<'_, '_> {
         }
     }
 
-    /// The first byte the next region may need: the partial line, the
-    /// lines before-context may reach back to, and owed after-context.
-    fn keep_from(&self, buf: &LineBuffer) -> usize {
-        let keep = buf.context_start(self.eff.before.unwrap_or(0));
+    /// The first byte of `w` the next region, from `w.bytes[searched]`,
+    /// may need: the partial line, the lines before-context may reach
+    /// back to, and owed after-context.
+    pub(super) fn keep_from(&self, w: Window, searched: usize) -> usize {
+        let n = self.eff.before.unwrap_or(0);
+        let keep = lines::back(w.bytes, self.terminator, 0, searched, n);
         match self.file.lastout {
-            Some(l) => keep.max(buf.window().index(l)).min(buf.searched()),
+            Some(l) => keep.max(w.index(l)).min(searched),
             None => keep,
         }
     }

@@ -10,8 +10,78 @@ pub enum GrepInput {
         reader: Box<dyn Read>,
         may_block: bool,
     },
+    /// A regular file the mapped strategy views in windows.
+    Mapped(Box<dyn MappedFile>),
     /// A directory: reading it fails with EISDIR.
     Directory,
+}
+
+impl GrepInput {
+    /// The input as a stream from its start, for searches that only read.
+    pub(super) fn into_reader(self) -> io::Result<Option<Box<dyn Read>>> {
+        match self {
+            GrepInput::Reader { reader, .. } => Ok(Some(reader)),
+            GrepInput::Mapped(file) => file.into_reader(0).map(Some),
+            GrepInput::Directory => Ok(None),
+        }
+    }
+}
+
+/// What the mapped strategy does with one window: its bytes, and the
+/// probe (see [`MappedFile::view`]).
+pub type SearchWindow<'a> = dyn FnMut(&[u8], &dyn Fn() -> bool) + 'a;
+
+/// A regular file as the mapped strategy sees it.  Offsets count from
+/// where this read of the file starts (a regular stdin may start inside
+/// it).
+pub trait MappedFile {
+    /// The file's size now, from the start: it may shrink or grow while
+    /// it is searched.
+    fn size(&mut self) -> u64;
+    /// Run `f` on the bytes `offset..offset + len`, which the caller knows
+    /// the file held.  `f` also gets a probe, true once some byte it may
+    /// have read was not the file's: a page vanished (truncation, or a bad
+    /// page) and reads as zeros, or the file shrank below the window's end
+    /// (the tail of its last page reads as zeros without any fault).  An
+    /// error: the window could not be viewed, so read from here on.
+    fn view(&mut self, offset: u64, len: usize, f: &mut SearchWindow) -> io::Result<()>;
+    /// Read on with read(2) from `offset`: the rest of a file viewed to
+    /// its size (a file may grow), or all of it after a window failed.
+    fn into_reader(self: Box<Self>, offset: u64) -> io::Result<Box<dyn Read>>;
+}
+
+/// A real regular file, mapped a window at a time ([`crate::sys::MappedWindow`]).
+struct MappedFd {
+    input: crate::fdinput::FdInput,
+    /// Where this read of the file started.
+    start: u64,
+}
+
+impl MappedFile for MappedFd {
+    fn size(&mut self) -> u64 {
+        // fstat cannot fail on a descriptor we hold open; if it did, the
+        // size 0 ends the mapped search and read(2) takes over.
+        let size = crate::sys::fstat(self.input.raw_fd()).map_or(0, |i| i.size);
+        size.saturating_sub(self.start)
+    }
+
+    fn view(&mut self, offset: u64, len: usize, f: &mut SearchWindow) -> io::Result<()> {
+        let at = self.start + offset;
+        let window = crate::sys::MappedWindow::map(self.input.file(), at, len)?;
+        let fd = self.input.raw_fd();
+        let end = at + len as u64;
+        window.read_probing(|bytes, vanished| {
+            let spoiled = || vanished() || crate::sys::fstat(fd).map_or(true, |i| i.size < end);
+            f(bytes, &spoiled)
+        });
+        Ok(())
+    }
+
+    fn into_reader(self: Box<Self>, offset: u64) -> io::Result<Box<dyn Read>> {
+        let to = self.start + offset;
+        crate::sys::lseek(self.input.raw_fd(), to as i64, crate::sys::Whence::Set)?;
+        Ok(Box::new(self.input))
+    }
 }
 
 /// What grep can open, and what it knows about its output.
@@ -37,6 +107,8 @@ const PIPE_SIZE: usize = 1 << 20;
 
 /// The real system: files, stdin and stdout by descriptor.
 pub struct SystemGrep {
+    /// Regular files with at least this many bytes to search are mapped.
+    map_min: u64,
     stdout_info: Option<crate::sys::FileInfo>,
     stdout_is_dev_null: bool,
     /// Where the last read of stdin started, when stdin is a regular file.
@@ -45,6 +117,11 @@ pub struct SystemGrep {
 
 impl SystemGrep {
     pub fn new() -> SystemGrep {
+        SystemGrep::configured(&super::GrepConfig::default())
+    }
+
+    /// With the mapping threshold of `cfg`.
+    pub fn configured(cfg: &super::GrepConfig) -> SystemGrep {
         // A closed stdout is not the /dev/null Rust's start-up code put in
         // its place.
         let stdout_info = match crate::sys::stdout_was_closed() {
@@ -61,6 +138,7 @@ impl SystemGrep {
             crate::sys::grow_pipe(libc::STDOUT_FILENO, PIPE_SIZE);
         }
         SystemGrep {
+            map_min: cfg.map_min,
             stdout_info,
             stdout_is_dev_null,
             stdin_start: None,
@@ -91,14 +169,14 @@ impl GrepSystem for SystemGrep {
         }
         let may_block = info.kind != crate::sys::FileKind::Regular;
         if !may_block {
-            crate::sys::advise_sequential(input.raw_fd());
+            let start = crate::sys::lseek(input.raw_fd(), 0, crate::sys::Whence::Cur)?;
             if name.is_none() {
-                self.stdin_start = Some(crate::sys::lseek(
-                    input.raw_fd(),
-                    0,
-                    crate::sys::Whence::Cur,
-                )?);
+                self.stdin_start = Some(start);
             }
+            if info.size.saturating_sub(start) >= self.map_min {
+                return Ok(GrepInput::Mapped(Box::new(MappedFd { input, start })));
+            }
+            crate::sys::advise_sequential(input.raw_fd());
         }
         if info.kind == crate::sys::FileKind::Fifo {
             // A bigger pipe lets the writer run ahead: fewer, larger reads

@@ -533,6 +533,15 @@ pub fn generate(tool: Tool, seed: u64) -> BinaryCase {
         let buffer = rng.pick(&[1u64, 4096, 65536]);
         env.push(("SAMEBYTES_GREP_BUFFER", buffer.to_string()));
     }
+    if tool == Tool::Grep && rng.chance(1, 2) {
+        // Map even small files, in windows from one byte up (the first
+        // one still reaches past the 32 KiB probe): the fault plan's EIO
+        // points then raise SIGBUS inside windows, and its mmap refusals
+        // hand the rest of a file to read(2).
+        env.push(("SAMEBYTES_GREP_MAP_MIN", "0".to_string()));
+        let window = rng.pick(&[1u64, 4096, 40000, 1 << 20]);
+        env.push(("SAMEBYTES_GREP_WINDOW", window.to_string()));
+    }
     let faults = Faults {
         short: rng.pick(&[0, 0, 10, 50]),
         eintr: rng.pick(&[0, 0, 5, 20]),

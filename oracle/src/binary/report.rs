@@ -46,6 +46,7 @@ pub fn applicable(tool: Tool) -> &'static [(Kind, &'static [Outcome])] {
         ],
         Tool::Grep => &[
             (Kind::Read, INPUT),
+            (Kind::MmapFile, &[Refused, Sigbus]),
             (Kind::SetPipeSize, &[Refused]),
             (Kind::Write, OUTPUT),
         ],

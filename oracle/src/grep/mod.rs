@@ -15,7 +15,7 @@ use crate::order;
 use std::io;
 
 use crate::schedule::{self, ChunkedReader, ReadSchedule, ShortWriter, WriteSchedule};
-use samebytes::grep::{GrepConfig, GrepInput, GrepSystem};
+use samebytes::grep::{GrepConfig, GrepInput, GrepSystem, MappedFile, SearchWindow};
 use samebytes_spec::grep::{GrepEnv, GrepStdout, BINARY_PREFIX};
 use samebytes_spec::world::{Node, World};
 use samebytes_spec::{Errno, Locale, Outcome};
@@ -178,9 +178,20 @@ pub fn grep_case() -> impl Strategy<Value = GrepCase> {
 // ---------------------------------------------------------------------------
 // Running the implementation against the model.
 
+/// How the implementation is handed regular files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileStrategy {
+    /// As streams cut by the case's read schedule.
+    Stream,
+    /// As mapped files ([`ModelMapped`]) with windows as small as the
+    /// case's buffer.
+    Mapped,
+}
+
 /// The world as `samebytes::grep` sees it in tests.
 struct ModelGrep<'w> {
     case: &'w GrepCase,
+    strategy: FileStrategy,
     stdin_consumed: bool,
     /// Where the last read of a regular stdin started, and where the next
     /// one starts when grep put it back.
@@ -235,6 +246,9 @@ impl GrepSystem for ModelGrep<'_> {
             Node::Unreadable => return Err(io::Error::from_raw_os_error(libc::EACCES)),
             Node::Closed => return Err(io::Error::from_raw_os_error(libc::EBADF)),
             Node::Directory => GrepInput::Directory,
+            Node::Regular(d) if self.strategy == FileStrategy::Mapped => {
+                GrepInput::Mapped(Box::new(ModelMapped::new(d, fail_at, self.case)))
+            }
             Node::Regular(d) => GrepInput::Reader {
                 reader: Box::new(ChunkedReader::new(
                     schedule::failing_reader(&d, 0, fail_at),
@@ -280,10 +294,86 @@ impl GrepSystem for ModelGrep<'_> {
     }
 }
 
-/// Run the implementation on a case.
-pub fn run_impl(case: &GrepCase) -> Outcome {
+/// A regular file under the mapped strategy, as adversarial as a real
+/// mapping may be:
+/// - a window over the read error's offset reads as zeros from that
+///   page on, and its probe says so (a bad page raises SIGBUS);
+/// - one window, picked from the case, cannot be mapped (ENOMEM), so
+///   reading takes over in the middle of the file;
+/// - in one window, picked from the case, the probe says "spoiled" from
+///   its second question on although every byte is intact (the file
+///   shrank and grew back): going back to the mark must not change the
+///   output.
+pub struct ModelMapped {
+    data: Vec<u8>,
+    fail_at: Option<usize>,
+    read: ReadSchedule,
+    views: usize,
+    refused_view: usize,
+    spoiled_view: usize,
+}
+
+impl ModelMapped {
+    fn new(data: Vec<u8>, fail_at: Option<usize>, case: &GrepCase) -> ModelMapped {
+        // Views count from 1; 0 never comes.
+        let pick = |salt: usize| match (case.buffer + salt) % 3 {
+            0 => 0,
+            r => r + (case.buffer / 3) % 3,
+        };
+        ModelMapped {
+            data,
+            fail_at,
+            read: case.read.clone(),
+            views: 0,
+            refused_view: pick(0),
+            spoiled_view: pick(1),
+        }
+    }
+}
+
+impl MappedFile for ModelMapped {
+    fn size(&mut self) -> u64 {
+        self.data.len() as u64
+    }
+
+    fn view(&mut self, offset: u64, len: usize, f: &mut SearchWindow) -> io::Result<()> {
+        self.views += 1;
+        if self.views == self.refused_view {
+            return Err(io::Error::from_raw_os_error(libc::ENOMEM));
+        }
+        let from = offset as usize;
+        let mut bytes = self.data[from..from + len].to_vec();
+        let bad_page = match self.fail_at {
+            Some(at) if at < from + len => {
+                let page = (at - at % 4096).max(from);
+                bytes[page - from..].fill(0);
+                true
+            }
+            _ => false,
+        };
+        let asked = std::cell::Cell::new(0);
+        let lying = self.views == self.spoiled_view;
+        f(&bytes, &|| {
+            asked.set(asked.get() + 1);
+            bad_page || (lying && asked.get() > 1)
+        });
+        Ok(())
+    }
+
+    fn into_reader(self: Box<Self>, offset: u64) -> io::Result<Box<dyn io::Read>> {
+        Ok(Box::new(ChunkedReader::new(
+            schedule::failing_reader(&self.data, offset as usize, self.fail_at),
+            self.read,
+        )))
+    }
+}
+
+/// Run the implementation on a case, handing it regular files as
+/// `strategy` says.
+pub fn run_impl(case: &GrepCase, strategy: FileStrategy) -> Outcome {
     let mut system = ModelGrep {
         case,
+        strategy,
         stdin_consumed: false,
         stdin_last_start: 0,
         stdin_next: None,
@@ -293,6 +383,8 @@ pub fn run_impl(case: &GrepCase) -> Outcome {
     let cfg = GrepConfig {
         buffer: case.buffer,
         write_size: case.buffer.max(1),
+        map_min: 0,
+        window: case.buffer,
     };
     let status = samebytes::grep::run(
         &case.args,
@@ -314,9 +406,12 @@ pub fn check_grep(case: &GrepCase) -> Result<(), Box<Mismatch>> {
         let _ = std::fs::write(path, case.reproducer());
     }
     let expected = case.spec_outcome();
-    let actual = run_impl(case);
-    let variant = format!("buffer {}", case.buffer);
-    compare_in_order("grep", &variant, &expected, &actual, &|| case.reproducer())
+    for strategy in [FileStrategy::Stream, FileStrategy::Mapped] {
+        let actual = run_impl(case, strategy);
+        let variant = format!("buffer {}, {strategy:?}", case.buffer);
+        compare_in_order("grep", &variant, &expected, &actual, &|| case.reproducer())?;
+    }
+    Ok(())
 }
 
 /// The fuzz target's body.

@@ -1,0 +1,244 @@
+//! The mapped strategy, for regular files: view the file a window at a
+//! time and hand its whole lines to the core a region at a time, in
+//! place, with no copy into a buffer.
+//!
+//! A mapping can lie: when the file is cut short under a window, the
+//! pages past its new end read as zeros (after a SIGBUS the guard turns
+//! into zero pages, or, in the last page, with no fault at all), and a
+//! bad page does the same.  So output made from a window waits in the
+//! sink (`Sink::held`) until the window's probe says every byte read so
+//! far was the file's.  Each such check sets a [`Mark`]: the search state
+//! and the output length at a region boundary.  When a probe fails, the
+//! search goes back to the last mark and reads the rest with read(2),
+//! which sees the file as it now is, exactly as the stream strategy would
+//! have: the output is the same as if the file had been read up to the
+//! mark before it changed.
+//!
+//! Invariants: a region is whole lines of one window; the first window
+//! reaches past the 32 KiB binary probe (or to the end of the file), and
+//! until the probe every region's NUL scan looks that far, as a read of
+//! the stream strategy would have; the last partial line of the file,
+//! and whatever was appended after its size was read, are left to the
+//! stream strategy, which reads from the mark on.
+
+use std::io;
+
+use samebytes_spec::grep::BINARY_PREFIX;
+
+use super::buffer::{LineBuffer, Window};
+use super::lines;
+use super::search::{FileState, Search};
+use super::sink::Stop;
+use super::system::MappedFile;
+use super::GrepConfig;
+
+/// A point the search can come back to: everything before it was read
+/// from bytes known to be the file's.
+#[derive(Clone)]
+struct Mark {
+    /// Where the next window starts: the partial line, the lines
+    /// before-context may need and owed after-context.
+    keep: u64,
+    /// The lines before this offset are searched.
+    searched: u64,
+    file: FileState,
+    used: bool,
+    /// The sink's length here.
+    held: usize,
+}
+
+/// How the search of one window ended.
+enum WindowEnd {
+    /// Its whole lines are searched; the mark is at their end.
+    Searched,
+    /// No whole line after the mark: the next window must be longer.
+    NoWholeLine,
+    /// Nothing more to search in this input.
+    Done,
+    /// Some byte read was not the file's: go back to the mark.
+    Spoiled,
+    /// Output failed, or (`-P`) a match could not be decided.
+    Stop(Stop),
+}
+
+impl Search<'_, '_> {
+    /// Search a regular file through windows, then read what they leave.
+    pub(super) fn mapped(
+        &mut self,
+        mut file: Box<dyn MappedFile>,
+        cfg: &GrepConfig,
+    ) -> Result<Option<io::Error>, Stop> {
+        self.sink.held = true;
+        let mark = self.windows(&mut *file, cfg);
+        self.sink.held = false;
+        let mark = mark?;
+        if self.file.done {
+            return Ok(None);
+        }
+        let mut reader = match file.into_reader(mark.keep) {
+            Ok(r) => r,
+            Err(e) => return Ok(Some(e)),
+        };
+        let buf = LineBuffer::resuming(cfg.buffer, self.terminator, mark.keep, mark.searched);
+        self.stream(&mut *reader, buf, false)
+    }
+
+    /// View windows until every whole line of the file is searched, the
+    /// search is done, or a window fails or is spoiled; returns the mark
+    /// reading goes on from.
+    fn windows(&mut self, file: &mut dyn MappedFile, cfg: &GrepConfig) -> Result<Mark, Stop> {
+        let mut mark = Mark {
+            keep: 0,
+            searched: 0,
+            file: self.file.clone(),
+            used: self.used,
+            held: self.sink.buf.len(),
+        };
+        let mut window = cfg.window.max(1);
+        loop {
+            let size = file.size();
+            if mark.searched >= size || self.file.done {
+                return Ok(mark);
+            }
+            let before_probe = (BINARY_PREFIX as u64).saturating_sub(mark.keep) as usize;
+            let len = (size - mark.keep).min(window.max(before_probe) as u64) as usize;
+            let reaches_end = mark.keep + len as u64 == size;
+            let base = mark.keep;
+            let mut end = WindowEnd::Spoiled;
+            let viewed = file.view(base, len, &mut |bytes, spoiled| {
+                end = self.window(Window { bytes, base }, &mut mark, spoiled, cfg);
+            });
+            if viewed.is_err() {
+                return Ok(mark);
+            }
+            match end {
+                WindowEnd::Searched => {}
+                WindowEnd::NoWholeLine if !reaches_end => window = window.saturating_mul(2),
+                WindowEnd::NoWholeLine | WindowEnd::Done => return Ok(mark),
+                WindowEnd::Spoiled => {
+                    self.file = mark.file.clone();
+                    self.used = mark.used;
+                    self.sink.buf.truncate(mark.held);
+                    return Ok(mark);
+                }
+                WindowEnd::Stop(stop) => return Err(stop),
+            }
+        }
+    }
+
+    /// Search the whole lines of one window from the mark, a region of
+    /// about `cfg.buffer` bytes at a time, moving the mark (and writing
+    /// the output held) whenever the probe says the bytes were the file's.
+    fn window(
+        &mut self,
+        w: Window,
+        mark: &mut Mark,
+        spoiled: &dyn Fn() -> bool,
+        cfg: &GrepConfig,
+    ) -> WindowEnd {
+        let t = self.terminator;
+        let mut from = w.index(mark.searched).min(w.bytes.len());
+        let Some(last) = memchr::memrchr(t, &w.bytes[from..]) else {
+            return WindowEnd::NoWholeLine;
+        };
+        let complete = from + last + 1;
+        let probe = w.index(BINARY_PREFIX as u64).min(w.bytes.len());
+        while from < complete {
+            let to = region_end(w.bytes, t, from, complete, cfg.buffer);
+            let seen = Window {
+                bytes: &w.bytes[..to.max(probe)],
+                base: w.base,
+            };
+            let searched = self.region(seen, from, to);
+            from = to;
+            if let Err(stop) = searched {
+                return match spoiled() {
+                    true => WindowEnd::Spoiled,
+                    false => WindowEnd::Stop(stop),
+                };
+            }
+            let finished = from == complete || self.file.done;
+            if !(finished || self.sink.full()) {
+                continue;
+            }
+            if spoiled() {
+                return WindowEnd::Spoiled;
+            }
+            *mark = self.mark(w, from);
+            if self.sink.full() {
+                if let Err(stop) = self.sink.flush() {
+                    return WindowEnd::Stop(stop);
+                }
+                mark.held = 0;
+            }
+            if self.file.done {
+                return WindowEnd::Done;
+            }
+        }
+        WindowEnd::Searched
+    }
+
+    /// The mark at `w.bytes[searched]`, a region boundary.
+    fn mark(&mut self, w: Window, searched: usize) -> Mark {
+        let keep = self.keep_from(w, searched);
+        // Lines the next window no longer holds are counted now (`-n`).
+        self.count_lines_to(w, keep);
+        Mark {
+            keep: w.offset(keep),
+            searched: w.offset(searched),
+            file: self.file.clone(),
+            used: self.used,
+            held: self.sink.buf.len(),
+        }
+    }
+}
+
+/// The end of the region from `from`: after the last terminator within
+/// `size` bytes, or after the first one past them; at most `complete`
+/// (just after a terminator).
+fn region_end(bytes: &[u8], t: u8, from: usize, complete: usize, size: usize) -> usize {
+    let reach = from.saturating_add(size.max(1));
+    if reach >= complete {
+        return complete;
+    }
+    match memchr::memrchr(t, &bytes[from..reach]) {
+        Some(p) => from + p + 1,
+        None => lines::end(bytes, t, reach, complete) + 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The naive reference: the region is the whole lines that start
+    /// within `size` bytes of `from`, and at least one.
+    fn region_end_naive(bytes: &[u8], t: u8, from: usize, complete: usize, size: usize) -> usize {
+        let mut end = from;
+        let mut at = from;
+        while at < complete {
+            let e = (at..complete).find(|&i| bytes[i] == t).unwrap() + 1;
+            if end > from && e > from + size.max(1) {
+                break;
+            }
+            end = e;
+            at = e;
+        }
+        end
+    }
+
+    #[test]
+    fn regions_end_after_whole_lines_at_every_position_and_size() {
+        let bytes = b"a\nbb\n\nccc\ndddd\ne\n\n\nffffff\ng\n";
+        for from in 0..bytes.len() {
+            if from > 0 && bytes[from - 1] != b'\n' {
+                continue;
+            }
+            for size in 0..12 {
+                let got = region_end(bytes, b'\n', from, bytes.len(), size);
+                let want = region_end_naive(bytes, b'\n', from, bytes.len(), size);
+                assert_eq!(got, want, "from {from}, size {size}");
+            }
+        }
+    }
+}
