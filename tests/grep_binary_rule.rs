@@ -8,7 +8,8 @@
 //!
 //! with the searches the binary rule changes: `-c`, `-l`, `-q`, `-v -c`,
 //! `-i -c`, printing, `-n`, `-o`, `-m` (with stdin read again from
-//! where it left the offset), context and `--binary-files=without-match`.  Each case is checked against the spec.
+//! where it left the offset, and with owed context), context and
+//! `--binary-files=without-match`.  Each case is checked against the spec.
 //!
 //! Every case runs the implementation twice (`check_grep`): regular files
 //! read as streams cut into reads, and mapped in windows as small as the
@@ -43,6 +44,9 @@ const SEARCHES: &[&[&str]] = &[
     &["-c", "-w", "foo"],
     &["-c", "-E", "é|x$"],
     &["-A", "1", "bar"],
+    // Owed context after `-m` stops must not run into the binary part.
+    &["-m", "1", "-A", "3", "foo"],
+    &["-m", "2", "-A", "2", "-v", "o"],
     &["--binary-files=without-match", "-c", "foo"],
     &["-a", "-c", "foo"],
 ];
@@ -345,6 +349,37 @@ fn stdin_searched_again_after_a_long_binary_piece() {
                 case.buffer = buffer;
                 if let Err(m) = check_grep(&case) {
                     panic!("piece of {len} bytes, buffer {buffer}, {search:?}: {m}");
+                }
+            }
+        }
+    }
+}
+
+/// `-m` stops the search a line or two before the first NUL (past the
+/// probe, where the NUL scan trails the matcher), with after-context
+/// still owed: the context stops where the binary part starts, at the
+/// NUL's line, and never prints it.  For every buffer from one byte up,
+/// the NUL one to four lines after the last selected line.
+#[test]
+fn owed_context_after_max_count_stops_at_the_binary_part() {
+    let mut base = b"filler line without the word\n".repeat(2000);
+    base.extend_from_slice(b"the foo line\n");
+    for gap in 0..4 {
+        let mut data = base.clone();
+        for i in 0..gap {
+            data.extend_from_slice(format!("context {i}\n").as_bytes());
+        }
+        data.extend_from_slice(b"nul \0 here foo\nafter foo\n");
+        for search in [
+            &["-m", "1", "-A", "3", "foo"][..],
+            &["-m", "1", "-A", "3", "-n", "foo"],
+            &["-m", "1", "-A", "9", "-c", "foo"],
+        ] {
+            for buffer in [1, 7, 4096, REAL_BUFFER] {
+                let mut case = real_buffer_case(search, &data);
+                case.buffer = buffer;
+                if let Err(m) = check_grep(&case) {
+                    panic!("{gap} lines before the NUL, buffer {buffer}, {search:?}: {m}");
                 }
             }
         }

@@ -87,48 +87,82 @@ impl Search<'_, '_> {
         if self.file.done {
             return Ok(());
         }
-        if !self.file.binary && self.binary_rule_applies() {
-            // Every byte held counts, the partial line after `to` too: a
-            // NUL there before the 32 KiB probe makes the lines before it
-            // binary as well.  (A byte after `to` is looked at again only
-            // in the next region, whose lines it then belongs to.)
-            if let Some(p) = memchr::memchr(0, &w.bytes[from..]) {
-                let nul = from + p;
-                // Lines before the 32 KiB probe are searched as binary
-                // too; after it, the NUL's own line starts the binary part.
-                let at = if w.offset(nul) >= BINARY_PREFIX as u64 {
-                    lines::start(w.bytes, self.terminator, 0, nul)
-                } else {
-                    0
-                };
-                // A NUL after `to` is in the partial line, which starts
-                // at or before `to`.
-                let at = at.max(from).min(to);
-                self.text(w, from, at)?;
-                self.file.binary = true;
-                if self.opts.binary_files == BinaryFiles::WithoutMatch {
-                    self.file.done = true;
-                    return Ok(());
-                }
-                return self.binary(&w.bytes[at..to], w.offset(at));
-            }
-        }
         if self.file.binary {
             return self.binary(&w.bytes[from..to], w.offset(from));
         }
-        self.text(w, from, to)
+        if !self.binary_rule_applies() {
+            return self.text(w, from, to, false).map(|_| ());
+        }
+        let from = if w.offset(from) < BINARY_PREFIX as u64 {
+            // Before the probe every byte held counts, the partial line
+            // after `to` too: a NUL there makes the lines before it binary
+            // as well.  (A byte after `to` is looked at again only in the
+            // next region, whose lines it then belongs to.)
+            match memchr::memchr(0, &w.bytes[from..]) {
+                Some(_) => from,
+                None => return self.text(w, from, to, false).map(|_| ()),
+            }
+        } else {
+            // After it, the NUL scan trails the matcher over the bytes it
+            // has just read, while they are in cache (see `text`).
+            match self.text(w, from, to, true)? {
+                Some(pos) => pos,
+                None => return Ok(()),
+            }
+        };
+        // The lines from `from` on are not searched yet, and a NUL lies
+        // at or after `from`.
+        let nul = from + memchr::memchr(0, &w.bytes[from..]).expect("a NUL from here");
+        // Lines before the 32 KiB probe are searched as binary too; after
+        // it, the NUL's own line starts the binary part.
+        let at = if w.offset(nul) >= BINARY_PREFIX as u64 {
+            lines::start(w.bytes, self.terminator, 0, nul)
+        } else {
+            0
+        };
+        // A NUL after `to` is in the partial line, which starts at or
+        // before `to`.
+        let at = at.max(from).min(to);
+        self.text(w, from, at, false)?;
+        self.file.binary = true;
+        if self.opts.binary_files == BinaryFiles::WithoutMatch {
+            self.file.done = true;
+            return Ok(());
+        }
+        self.binary(&w.bytes[at..to], w.offset(at))
     }
 
-    /// Search whole lines `w.bytes[from..to]` of text (no binary part).
-    fn text(&mut self, w: Window, from: usize, to: usize) -> Result<(), Stop> {
+    /// Search whole lines `w.bytes[from..to]` of text.
+    ///
+    /// With `find_nul`, the lines may hold a NUL, which would start a
+    /// binary part: before each match is taken, the bytes up to the end
+    /// of its line (the matcher has just read them) are scanned for one.
+    /// On a NUL nothing from its stretch is taken, and the search returns
+    /// where it stopped, for the caller to split the rest.  Without,
+    /// there is no NUL and it returns `None`.
+    fn text(
+        &mut self,
+        w: Window,
+        from: usize,
+        to: usize,
+        find_nul: bool,
+    ) -> Result<Option<usize>, Stop> {
         let t = self.terminator;
         let hay = &w.bytes[..to];
         let mut pos = from;
+        // The bytes before it hold no NUL.
+        let mut clean = from;
+        let mut nul_before = |upto: usize| {
+            let found = find_nul && memchr::memchr(0, &hay[clean..upto]).is_some();
+            clean = upto;
+            found
+        };
         while pos < to && !self.file.done && self.file.selected < self.limit {
             // An empty match after the last terminator is in no line.
             // (Here pos < to, so hay[to - 1] exists.)
             let found = match self.matcher.find(hay, pos) {
                 Ok(found) => found.filter(|&m| m < to || hay[to - 1] != t),
+                Err(_) if nul_before(to) => return Ok(Some(pos)),
                 Err((failure, line_start)) => {
                     // GNU dies in the search.  The lines `-v` selected
                     // before the failing one are printed, wherever the
@@ -154,6 +188,9 @@ impl Search<'_, '_> {
                 Some(m) => (lines::start(hay, t, pos, m), lines::end(hay, t, m, to)),
                 None => (to, to),
             };
+            if nul_before((line_end + 1).min(to)) {
+                return Ok(Some(pos));
+            }
             if self.opts.invert && self.bulk_applies() {
                 if let Some(at) = self.bulk(w, pos, line_start)? {
                     // An encoding error somewhere in the block: line by line.
@@ -169,11 +206,16 @@ impl Search<'_, '_> {
             }
             pos = line_end + 1;
         }
+        // Stopped early (`-m`, `-q`): owed context must not run into a
+        // binary part.
+        if nul_before(to) {
+            return Ok(Some(pos.min(to)));
+        }
         self.print_pending(w, to)?;
         if self.file.selected >= self.limit && self.file.pending == 0 {
             self.file.done = true;
         }
-        Ok(())
+        Ok(None)
     }
 
     /// `-v` selects every line of `w.bytes[from..to]`, one by one.
