@@ -385,3 +385,42 @@ fn owed_context_after_max_count_stops_at_the_binary_part() {
         }
     }
 }
+
+/// A binary part's NULs at every spacing, from every byte to farther
+/// apart than a chunk: the binary part is searched in place where a
+/// stretch looks free of NULs, with the NUL scan trailing the matcher,
+/// and NUL by NUL where they are dense.  A NUL ends a line there, which
+/// anchors see (`^foo` matches after one) and `-v` counts.  Every guess
+/// of a NUL-free stretch that a NUL proves wrong, before a match, in the
+/// lines before it or after the last one, must give the spec's count.
+#[test]
+fn nul_spacings_in_a_binary_part() {
+    let base = text(5, 150_000, 30);
+    for spacing in [1usize, 2, 3, 7, 40, 333, 1000, 5000, 20_000, 70_000] {
+        let mut data = base.clone();
+        // The first NUL early (the whole input is binary), then every
+        // `spacing` bytes, off the terminators.
+        let mut at = 100;
+        while at < data.len() {
+            if data[at] != b'\n' {
+                data[at] = 0;
+            }
+            at += spacing;
+        }
+        for search in [
+            &["-c", "^foo"][..],
+            &["-c", "foo$"],
+            &["-v", "-c", "o"],
+            &["-v", "-c", "-E", "^(foo|bar)"],
+            &["-c", "-x", "bar"],
+        ] {
+            for buffer in [1, 16, 300, 4096, REAL_BUFFER] {
+                let mut case = real_buffer_case(search, &data);
+                case.buffer = buffer;
+                if let Err(m) = check_grep(&case) {
+                    panic!("NULs {spacing} apart, buffer {buffer}, {search:?}: {m}");
+                }
+            }
+        }
+    }
+}

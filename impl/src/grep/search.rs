@@ -60,6 +60,26 @@ pub(super) struct Search<'a, 'o> {
     pub(super) binary_chunk: usize,
 }
 
+/// The NUL scan that trails the matcher (see `Search::text`): the bytes
+/// before `clean` hold no NUL.
+struct NulTrail {
+    on: bool,
+    clean: usize,
+}
+
+impl NulTrail {
+    fn new(on: bool, from: usize) -> NulTrail {
+        NulTrail { on, clean: from }
+    }
+
+    /// Does `hay[..upto]` hold a NUL past the bytes already scanned?
+    fn before(&mut self, hay: &[u8], upto: usize) -> bool {
+        let found = self.on && memchr::memchr(0, &hay[self.clean..upto]).is_some();
+        self.clean = upto;
+        found
+    }
+}
+
 /// A quarter of the stream buffer: 64 KiB for the binaries' 256 KiB,
 /// small enough to stay in cache beside the buffer it is copied from,
 /// large enough that the matcher's start-up per chunk does not show.
@@ -150,13 +170,8 @@ impl Search<'_, '_> {
         let t = self.terminator;
         let hay = &w.bytes[..to];
         let mut pos = from;
-        // The bytes before it hold no NUL.
-        let mut clean = from;
-        let mut nul_before = |upto: usize| {
-            let found = find_nul && memchr::memchr(0, &hay[clean..upto]).is_some();
-            clean = upto;
-            found
-        };
+        let mut trail = NulTrail::new(find_nul, from);
+        let mut nul_before = |upto: usize| trail.before(hay, upto);
         while pos < to && !self.file.done && self.file.selected < self.limit {
             // An empty match after the last terminator is in no line.
             // (Here pos < to, so hay[to - 1] exists.)
@@ -296,12 +311,24 @@ impl Search<'_, '_> {
         let t = self.terminator;
         let mut s = 0;
         while s < part.len() && !self.file.done && self.file.selected < self.limit {
+            if let Some(end) = self.nul_free_guess(part, s) {
+                match self.binary_lines(&part[s..end], base + s as u64, true)? {
+                    None => {
+                        s = end;
+                        continue;
+                    }
+                    // The guess was wrong from `s + p` on.
+                    Some(p) => s += p,
+                }
+            }
             let Some(nul) = memchr::memchr(0, &part[s..]).map(|p| s + p) else {
-                return self.binary_lines(&part[s..], base + s as u64);
+                return self
+                    .binary_lines(&part[s..], base + s as u64, false)
+                    .map(|_| ());
             };
             let line = lines::start(part, t, s, nul);
             if line > s {
-                self.binary_lines(&part[s..line], base + s as u64)?;
+                self.binary_lines(&part[s..line], base + s as u64, false)?;
                 s = line;
                 continue;
             }
@@ -314,7 +341,7 @@ impl Search<'_, '_> {
                     let mut chunk = std::mem::take(&mut self.scratch);
                     chunk.clear();
                     chunk.extend(part[s..e].iter().map(|&b| if b == 0 { t } else { b }));
-                    let searched = self.binary_lines(&chunk, base + s as u64);
+                    let searched = self.binary_lines(&chunk, base + s as u64, false);
                     self.scratch = chunk;
                     searched?;
                     s = e;
@@ -333,18 +360,46 @@ impl Search<'_, '_> {
         Ok(())
     }
 
+    /// Where a stretch of `part` from `s` that looks free of NULs ends, to
+    /// be searched in place with the NUL scan trailing the matcher: after
+    /// the last terminator within a chunk, so that a wrong guess costs at
+    /// most a chunk of search.  `None` when a NUL lies within a
+    /// sixteenth of a chunk, or no line ends within one: the NULs are
+    /// dense there, and are found first.
+    fn nul_free_guess(&self, part: &[u8], s: usize) -> Option<usize> {
+        let near = (s + (self.binary_chunk / 16).max(1)).min(part.len());
+        if memchr::memchr(0, &part[s..near]).is_some() {
+            return None;
+        }
+        let reach = s + self.binary_chunk;
+        if reach >= part.len() {
+            return Some(part.len());
+        }
+        memchr::memrchr(self.terminator, &part[s..reach]).map(|p| s + p + 1)
+    }
+
     /// Search `hay`, lines ended by the terminator (the last one
     /// unterminated only at the end of input, or of a binary part) at
     /// absolute `base`, as binary: the selected lines are counted, not
-    /// printed.
-    fn binary_lines(&mut self, hay: &[u8], base: u64) -> Result<(), Stop> {
+    /// printed.  With `find_nul`, `hay` may hold NULs, which end lines
+    /// too: as in `text`, a match is taken only once the bytes to its
+    /// line's end are known to hold none, and on a NUL the search returns
+    /// where it stopped.
+    fn binary_lines(
+        &mut self,
+        hay: &[u8],
+        base: u64,
+        find_nul: bool,
+    ) -> Result<Option<usize>, Stop> {
         let t = self.terminator;
         let to = hay.len();
         let mut pos = 0;
+        let mut trail = NulTrail::new(find_nul, 0);
         while pos < to && !self.file.done && self.file.selected < self.limit {
             let found = match self.matcher.find(hay, pos) {
                 // An empty match after the last terminator is in no line.
                 Ok(found) => found.filter(|&m| m < to || hay[to - 1] != t),
+                Err(_) if trail.before(hay, to) => return Ok(Some(pos)),
                 Err((failure, line_start)) => {
                     // The lines `-v` selected before the failing one count,
                     // as in `text`; a failure past the limit is not met.
@@ -358,12 +413,18 @@ impl Search<'_, '_> {
                 }
             };
             let Some(m) = found else {
+                if trail.before(hay, to) {
+                    return Ok(Some(pos));
+                }
                 if self.opts.invert {
                     self.binary_inverted(hay, base, pos, to);
                 }
                 break;
             };
             let line_end = lines::end(hay, t, m, to);
+            if trail.before(hay, (line_end + 1).min(to)) {
+                return Ok(Some(pos));
+            }
             if self.opts.invert {
                 let line_start = lines::start(hay, t, pos, m);
                 self.binary_inverted(hay, base, pos, line_start);
@@ -375,7 +436,7 @@ impl Search<'_, '_> {
         if self.file.selected >= self.limit {
             self.file.done = true;
         }
-        Ok(())
+        Ok(None)
     }
 
     /// `-v` in a binary part selects the whole lines `hay[from..to]`.
