@@ -22,8 +22,10 @@ pub fn binary(name: &str) -> PathBuf {
         let profile = dir.file_name().and_then(|n| n.to_str()).unwrap_or("debug");
         let mut cmd = Command::new(cargo);
         cmd.args(["build", "--quiet", "-p", "samebytes", "--bins"]);
-        if profile == "release" {
-            cmd.arg("--release");
+        // `test` builds into `debug`; any other profile (release, or
+        // cargo-mutants' `mutants`) into its own folder.
+        if profile != "debug" {
+            cmd.args(["--profile", profile]);
         }
         let status = cmd.status().expect("run cargo build");
         assert!(status.success(), "building the samebytes binaries failed");

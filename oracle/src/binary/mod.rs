@@ -62,8 +62,10 @@ impl Binaries {
             "-p",
             "samebytes-faultlayer",
         ]);
-        if profile == "release" {
-            cmd.arg("--release");
+        // The tests' own profile: `test` builds into `debug`, any other
+        // (release, or cargo-mutants' `mutants`) into its own folder.
+        if profile != "debug" {
+            cmd.args(["--profile", profile]);
         }
         let status = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
         if !status.success() {
