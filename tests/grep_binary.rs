@@ -130,8 +130,9 @@ const ARG_SETS: &[&[&str]] = &[
     &["-B2", "-n", "-b", "last"],
 ];
 
-/// Read buffers from one byte up must find exactly what the spec finds,
-/// for a named file and for stdin as a file at an offset.
+/// Read buffers from one byte up, and mapped windows from one byte up,
+/// must find exactly what the spec finds, for a named file and for stdin
+/// as a file at an offset.
 #[test]
 fn regular_files_read_with_buffers_of_every_size_match_the_spec() {
     let s = Scratch::new("grep-map");
@@ -165,17 +166,30 @@ fn regular_files_read_with_buffers_of_every_size_match_the_spec() {
                 read_errors: Default::default(),
             };
             let expected_stdin = spec(args, &stdin_world, None);
-            for buffer in ["1", "7", "4096", "65536", "2097152"] {
+            // (stream buffer, mapping threshold, window): read only, then
+            // mapped from one-byte windows up, and as shipped.
+            let never = "1000000000000";
+            for (buffer, map_min, window) in [
+                ("1", never, "1"),
+                ("7", "0", "1"),
+                ("4096", "0", "5000"),
+                ("65536", never, "1"),
+                ("65536", "262144", "16777216"),
+                ("2097152", "0", "100000"),
+            ] {
                 let run = |cmd: &mut Command| {
                     outcome(
                         cmd.env("SAMEBYTES_GREP_BUFFER", buffer)
+                            .env("SAMEBYTES_GREP_MAP_MIN", map_min)
+                            .env("SAMEBYTES_GREP_WINDOW", window)
                             .current_dir(&s.path)
                             .output()
                             .expect("run grep"),
                     )
                 };
                 let named = run(grep().args(&with_name));
-                assert_same(&named, &expected, &format!("{with_name:?} buffer {buffer}"));
+                let how = format!("buffer {buffer}, map_min {map_min}, window {window}");
+                assert_same(&named, &expected, &format!("{with_name:?} {how}"));
                 let mut input = std::fs::File::open(s.path.join(file)).expect("open");
                 std::io::Seek::seek(&mut input, std::io::SeekFrom::Start(offset as u64))
                     .expect("seek");
@@ -183,7 +197,7 @@ fn regular_files_read_with_buffers_of_every_size_match_the_spec() {
                 assert_same(
                     &from_stdin,
                     &expected_stdin,
-                    &format!("{args:?} stdin at {offset}, buffer {buffer}"),
+                    &format!("{args:?} stdin at {offset}, {how}"),
                 );
             }
         }
