@@ -264,6 +264,19 @@ fn real_buffer_case(search: &[&str], data: &[u8]) -> GrepCase {
 
 const REAL_BUFFER: usize = 256 * 1024;
 
+/// Check each search on `data` (a regular stdin) with each buffer size.
+fn check_each(data: &[u8], searches: &[&[&str]], buffers: &[usize], what: &str) {
+    for search in searches {
+        for &buffer in buffers {
+            let mut case = real_buffer_case(search, data);
+            case.buffer = buffer;
+            if let Err(m) = check_grep(&case) {
+                panic!("{what}, buffer {buffer}, {search:?}: {m}");
+            }
+        }
+    }
+}
+
 /// The binary part's paths with the binaries' own sizes, each met by a
 /// fixed case (the random ones above meet them by chance): a chunk whose
 /// last NUL falls just before, at and just after the chunk's end, and a
@@ -312,15 +325,8 @@ fn nul_at_the_probe_edge() {
             let mut data = base.clone();
             let at = (BINARY_PREFIX as i64 + d) as usize;
             data[at..at + mark.len()].copy_from_slice(mark);
-            for search in SEARCHES {
-                for buffer in [1, 4096, REAL_BUFFER] {
-                    let mut case = real_buffer_case(search, &data);
-                    case.buffer = buffer;
-                    if let Err(m) = check_grep(&case) {
-                        panic!("{mark:?} at the probe {d:+}, buffer {buffer}: {m}");
-                    }
-                }
-            }
+            let what = format!("{mark:?} at the probe {d:+}");
+            check_each(&data, SEARCHES, &[1, 4096, REAL_BUFFER], &what);
         }
     }
 }
@@ -370,19 +376,13 @@ fn owed_context_after_max_count_stops_at_the_binary_part() {
             data.extend_from_slice(format!("context {i}\n").as_bytes());
         }
         data.extend_from_slice(b"nul \0 here foo\nafter foo\n");
-        for search in [
-            &["-m", "1", "-A", "3", "foo"][..],
+        let searches: &[&[&str]] = &[
+            &["-m", "1", "-A", "3", "foo"],
             &["-m", "1", "-A", "3", "-n", "foo"],
             &["-m", "1", "-A", "9", "-c", "foo"],
-        ] {
-            for buffer in [1, 7, 4096, REAL_BUFFER] {
-                let mut case = real_buffer_case(search, &data);
-                case.buffer = buffer;
-                if let Err(m) = check_grep(&case) {
-                    panic!("{gap} lines before the NUL, buffer {buffer}, {search:?}: {m}");
-                }
-            }
-        }
+        ];
+        let what = format!("{gap} lines before the NUL");
+        check_each(&data, searches, &[1, 7, 4096, REAL_BUFFER], &what);
     }
 }
 
@@ -407,20 +407,14 @@ fn nul_spacings_in_a_binary_part() {
             }
             at += spacing;
         }
-        for search in [
-            &["-c", "^foo"][..],
+        let searches: &[&[&str]] = &[
+            &["-c", "^foo"],
             &["-c", "foo$"],
             &["-v", "-c", "o"],
             &["-v", "-c", "-E", "^(foo|bar)"],
             &["-c", "-x", "bar"],
-        ] {
-            for buffer in [1, 16, 300, 4096, REAL_BUFFER] {
-                let mut case = real_buffer_case(search, &data);
-                case.buffer = buffer;
-                if let Err(m) = check_grep(&case) {
-                    panic!("NULs {spacing} apart, buffer {buffer}, {search:?}: {m}");
-                }
-            }
-        }
+        ];
+        let what = format!("NULs {spacing} apart");
+        check_each(&data, searches, &[1, 16, 300, 4096, REAL_BUFFER], &what);
     }
 }
