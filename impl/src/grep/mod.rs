@@ -62,6 +62,10 @@ pub struct GrepConfig {
     /// Regular files with at least this many bytes to search are mapped.
     pub map_min: u64,
     /// The mapped strategy's window (grown for a line longer than it).
+    /// Its pages count in the resident size while it is searched, so it
+    /// stays well under the 16 MiB the binaries may hold; windows of 4
+    /// MiB and up cost no more system time than one mapping of the whole
+    /// file (BENCHMARKS.md).
     pub window: usize,
 }
 
@@ -71,7 +75,7 @@ impl Default for GrepConfig {
             buffer: 256 * 1024,
             write_size: 256 * 1024,
             map_min: 256 * 1024,
-            window: 16 << 20,
+            window: 8 << 20,
         }
     }
 }
