@@ -82,3 +82,68 @@ fn pipes_are_grown_and_regular_files_are_not() {
         }
     }
 }
+
+/// A regular file is searched through mappings, windows that grow for a
+/// line longer than one: read(2) takes none of its bytes when every line
+/// ends (reading takes over only for a last line without its newline, or
+/// after a window fails).  Which path ran is invisible in the output, so
+/// only the calls show a mapped search that quietly fell back to reading.
+/// The count is GNU's.
+#[test]
+fn regular_files_are_mapped_not_read() {
+    let scratch = Scratch::new("grep-calls-mapped");
+    // Every line ends.
+    let ended = |mut text: Vec<u8>| {
+        text.push(b'\n');
+        text
+    };
+    let short = scratch.file("short", &ended(mixed_text(1 << 20, 9)));
+    // One line longer than the 8 MiB window, between short ones.
+    let mut long_line = ended(mixed_text(200_000, 3));
+    long_line.extend(std::iter::repeat_n(b'x', 9 << 20));
+    long_line.extend_from_slice(b" word\n");
+    long_line.extend(ended(mixed_text(200_000, 4)));
+    let long = scratch.file("long", &long_line);
+    for input in [&short, &long] {
+        let trace = scratch.path.join("trace");
+        let run = |grep: &Path| {
+            let out = Command::new("strace")
+                .arg("-y")
+                .args(["-e", "trace=read,mmap", "-o"])
+                .arg(&trace)
+                .arg(grep)
+                .args(["-c", "word"])
+                .arg(input)
+                .env("LC_ALL", "C")
+                .output()
+                .expect("strace is installed (.ci/setup)");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            out.stdout
+        };
+        let count = run(&binary("grep"));
+        let trace = std::fs::read_to_string(&trace).expect("trace");
+        assert_eq!(
+            count,
+            run(Path::new("/usr/bin/grep")),
+            "{}",
+            input.display()
+        );
+        let name = input.file_name().and_then(|n| n.to_str()).expect("name");
+        let of_input = |l: &&str| l.contains(&format!("/{name}>"));
+        let read: u64 = trace
+            .lines()
+            .filter(|l| l.starts_with("read(") && of_input(l))
+            .filter_map(|l| l.rsplit("= ").next()?.trim().parse::<u64>().ok())
+            .sum();
+        let maps = trace
+            .lines()
+            .filter(|l| l.starts_with("mmap(") && of_input(l))
+            .count();
+        assert!(maps >= 1, "{name}: the file was never mapped:\n{trace}");
+        assert_eq!(read, 0, "{name}: bytes read instead of mapped");
+    }
+}

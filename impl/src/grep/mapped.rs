@@ -97,7 +97,8 @@ impl Search<'_, '_> {
         let mut window = cfg.window.max(1);
         loop {
             let size = file.size();
-            if mark.searched >= size || self.file.done {
+            // (A search that is done has returned already: `Done`.)
+            if mark.searched >= size {
                 return Ok(mark);
             }
             let before_probe = (BINARY_PREFIX as u64).saturating_sub(mark.keep) as usize;
