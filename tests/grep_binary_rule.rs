@@ -418,3 +418,43 @@ fn nul_spacings_in_a_binary_part() {
         check_each(&data, searches, &[1, 16, 300, 4096, REAL_BUFFER], &what);
     }
 }
+
+/// Edges of the NUL scan that trails the matcher, which the random
+/// layouts meet too rarely:
+/// - a NUL as the last byte of a matching line, just before its newline,
+///   past the probe (the first NUL) and later inside a binary part;
+/// - `-m` stopping in a NUL-free stretch of a binary part, and stdin
+///   searched again from just after the last selected line;
+/// - `-P` giving up (its backtracking limit) on a line after the first
+///   NUL, past the probe: the lines before it are split into text and
+///   binary as without the failure.
+#[test]
+fn trailing_nul_scan_edges() {
+    let filler = b"filler line without the word\n".repeat(1500);
+    let endless = [b"a".repeat(30), b"!\n".to_vec()].concat();
+    let mut past_probe = filler.clone();
+    past_probe.extend_from_slice(b"foo\0\nfoo\nbar foo\n");
+    past_probe.extend_from_slice(&endless);
+    past_probe.extend_from_slice(b"foo\n");
+    let mut in_binary = b"x\0\n".to_vec();
+    in_binary.extend_from_slice(&filler);
+    in_binary.extend_from_slice(b"foo here\0\nfoo\n");
+    in_binary.extend_from_slice(&filler);
+    in_binary.extend_from_slice(b"foo\nfoo\nbar\n");
+    let searches: &[&[&str]] = &[
+        &["-c", "foo"],
+        &["-c", "-x", "foo"],
+        &["-v", "-c", "o"],
+        &["-m", "2", "-c", "foo", "-", "-"],
+        &["-m", "3", "-c", "foo", "-", "-"],
+        &["-m", "1", "-v", "-c", "l", "-", "-"],
+        &["-v", "-P", "^(a+)+$"],
+        &["-v", "-c", "-P", "^(a+)+$"],
+    ];
+    for (what, data) in [
+        ("past the probe", &past_probe),
+        ("in a binary part", &in_binary),
+    ] {
+        check_each(data, searches, &[1, 7, 4096, REAL_BUFFER], what);
+    }
+}

@@ -315,10 +315,12 @@ pub struct ModelMapped {
 
 impl ModelMapped {
     fn new(data: Vec<u8>, fail_at: Option<usize>, case: &GrepCase) -> ModelMapped {
-        // Views count from 1; 0 never comes.
+        // Views count from 1; 0 never comes.  A refusal of the first
+        // view would leave the whole file to reading, which the stream
+        // run of the same case already covers: from the second on.
         let pick = |salt: usize| match (case.buffer + salt) % 3 {
             0 => 0,
-            r => r + (case.buffer / 3) % 3,
+            r => r + 1 + (case.buffer / 3) % 3,
         };
         ModelMapped {
             data,
