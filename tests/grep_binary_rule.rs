@@ -423,8 +423,9 @@ fn nul_spacings_in_a_binary_part() {
 /// layouts meet too rarely:
 /// - a NUL as the last byte of a matching line, just before its newline,
 ///   past the probe (the first NUL) and later inside a binary part;
-/// - `-m` stopping in a NUL-free stretch of a binary part, and stdin
-///   searched again from just after the last selected line;
+/// - `-m` stopping in a NUL-free stretch of a binary part, or in the
+///   lines between where that stretch met a NUL and the NUL's line, and
+///   stdin searched again from just after the last selected line;
 /// - `-P` giving up (its backtracking limit) on a line after the first
 ///   NUL, past the probe: the lines before it are split into text and
 ///   binary as without the failure.
@@ -438,6 +439,10 @@ fn trailing_nul_scan_edges() {
     past_probe.extend_from_slice(b"foo\n");
     let mut in_binary = b"x\0\n".to_vec();
     in_binary.extend_from_slice(&filler);
+    // Lines `-v word` selects just before a NUL's line: `-m` stops in
+    // them, between where the trailing scan met the NUL and its line.
+    in_binary.extend_from_slice(b"a\nb\nc\nd\0\n");
+    in_binary.extend_from_slice(&filler);
     in_binary.extend_from_slice(b"foo here\0\nfoo\n");
     in_binary.extend_from_slice(&filler);
     in_binary.extend_from_slice(b"foo\nfoo\nbar\n");
@@ -448,6 +453,7 @@ fn trailing_nul_scan_edges() {
         &["-m", "2", "-c", "foo", "-", "-"],
         &["-m", "3", "-c", "foo", "-", "-"],
         &["-m", "1", "-v", "-c", "l", "-", "-"],
+        &["-m", "2", "-v", "-c", "word", "-", "-"],
         &["-v", "-P", "^(a+)+$"],
         &["-v", "-c", "-P", "^(a+)+$"],
     ];
