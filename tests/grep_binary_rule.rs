@@ -427,8 +427,8 @@ fn nul_spacings_in_a_binary_part() {
 ///   lines between where that stretch met a NUL and the NUL's line, and
 ///   stdin searched again from just after the last selected line;
 /// - `-P` giving up (its backtracking limit) on a line after the first
-///   NUL, past the probe: the lines before it are split into text and
-///   binary as without the failure.
+///   NUL, past the probe, and in a NUL-free stretch of a binary part:
+///   the lines before it are split as without the failure.
 #[test]
 fn trailing_nul_scan_edges() {
     let filler = b"filler line without the word\n".repeat(1500);
@@ -445,7 +445,9 @@ fn trailing_nul_scan_edges() {
     in_binary.extend_from_slice(&filler);
     in_binary.extend_from_slice(b"foo here\0\nfoo\n");
     in_binary.extend_from_slice(&filler);
-    in_binary.extend_from_slice(b"foo\nfoo\nbar\n");
+    in_binary.extend_from_slice(b"foo\nfoo\nbar\0x\n");
+    in_binary.extend_from_slice(&endless);
+    in_binary.extend_from_slice(b"foo\n");
     let searches: &[&[&str]] = &[
         &["-c", "foo"],
         &["-c", "-x", "foo"],
@@ -457,10 +459,19 @@ fn trailing_nul_scan_edges() {
         &["-v", "-P", "^(a+)+$"],
         &["-v", "-c", "-P", "^(a+)+$"],
     ];
+    // `-m` just before or after the failing line, where the NULs that
+    // split lines change how many were selected before it.
+    let limits: Vec<String> = (1..=12).map(|m| m.to_string()).collect();
+    let limited: Vec<Vec<&str>> = limits
+        .iter()
+        .map(|m| vec!["-m", m, "-v", "-c", "-P", "^(a+)+$|word"])
+        .collect();
+    let limited: Vec<&[&str]> = limited.iter().map(|v| &v[..]).collect();
     for (what, data) in [
         ("past the probe", &past_probe),
         ("in a binary part", &in_binary),
     ] {
         check_each(data, searches, &[1, 7, 4096, REAL_BUFFER], what);
+        check_each(data, &limited, &[1, 7, 4096, REAL_BUFFER], what);
     }
 }
