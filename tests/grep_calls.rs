@@ -147,3 +147,51 @@ fn regular_files_are_mapped_not_read() {
         assert_eq!(read, 0, "{name}: bytes read instead of mapped");
     }
 }
+
+/// `--line-buffered` writes each line as it is found, as GNU does, on a
+/// file large enough to be mapped too: a mapped search holds output
+/// until a window is checked, so such a file is read instead.  Counted in
+/// write(2) calls on stdout, against GNU's.
+#[test]
+fn line_buffered_output_of_a_mapped_size_file_is_written_per_line() {
+    let scratch = Scratch::new("grep-calls-line-buffered");
+    // Text (no NUL), 600 KB, a matching line in every ten.
+    let text: Vec<u8> = (0..20_000)
+        .flat_map(|i| {
+            match i % 10 {
+                0 => format!("line {i} has the word\n"),
+                _ => format!("line {i} has nothing\n"),
+            }
+            .into_bytes()
+        })
+        .collect();
+    let input = scratch.file("in", &text);
+    let trace = scratch.path.join("trace");
+    let writes = |grep: &Path| {
+        let out = Command::new("strace")
+            .args(["-e", "trace=write", "-o"])
+            .arg(&trace)
+            .arg(grep)
+            .args(["--line-buffered", "word"])
+            .arg(&input)
+            .env("LC_ALL", "C")
+            .output()
+            .expect("strace is installed (.ci/setup)");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let trace = std::fs::read_to_string(&trace).expect("trace");
+        let calls = trace.lines().filter(|l| l.starts_with("write(1,")).count();
+        (out.stdout, calls)
+    };
+    let (ours, our_writes) = writes(&binary("grep"));
+    let (gnu, gnu_writes) = writes(Path::new("/usr/bin/grep"));
+    assert_eq!(ours, gnu);
+    assert!(
+        gnu_writes > 10,
+        "the input has lines to write: {gnu_writes}"
+    );
+    assert_eq!(our_writes, gnu_writes, "write(2) calls on stdout");
+}
