@@ -105,33 +105,9 @@ fn regular_files_are_mapped_not_read() {
     long_line.extend(ended(mixed_text(200_000, 4)));
     let long = scratch.file("long", &long_line);
     for input in [&short, &long] {
-        let trace = scratch.path.join("trace");
-        let run = |grep: &Path| {
-            let out = Command::new("strace")
-                .arg("-y")
-                .args(["-e", "trace=read,mmap", "-o"])
-                .arg(&trace)
-                .arg(grep)
-                .args(["-c", "word"])
-                .arg(input)
-                .env("LC_ALL", "C")
-                .output()
-                .expect("strace is installed (.ci/setup)");
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            out.stdout
-        };
-        let count = run(&binary("grep"));
-        let trace = std::fs::read_to_string(&trace).expect("trace");
-        assert_eq!(
-            count,
-            run(Path::new("/usr/bin/grep")),
-            "{}",
-            input.display()
-        );
+        let (count, trace) = traced(&binary("grep"), "read,mmap", &["-c", "word"], input);
+        let (gnu_count, _) = traced(Path::new("/usr/bin/grep"), "read", &["-c", "word"], input);
+        assert_eq!(count, gnu_count, "{}", input.display());
         let name = input.file_name().and_then(|n| n.to_str()).expect("name");
         let of_input = |l: &&str| l.contains(&format!("/{name}>"));
         let read: u64 = trace
@@ -166,25 +142,11 @@ fn line_buffered_output_of_a_mapped_size_file_is_written_per_line() {
         })
         .collect();
     let input = scratch.file("in", &text);
-    let trace = scratch.path.join("trace");
     let writes = |grep: &Path| {
-        let out = Command::new("strace")
-            .args(["-e", "trace=write", "-o"])
-            .arg(&trace)
-            .arg(grep)
-            .args(["--line-buffered", "word"])
-            .arg(&input)
-            .env("LC_ALL", "C")
-            .output()
-            .expect("strace is installed (.ci/setup)");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let trace = std::fs::read_to_string(&trace).expect("trace");
-        let calls = trace.lines().filter(|l| l.starts_with("write(1,")).count();
-        (out.stdout, calls)
+        let (out, trace) = traced(grep, "write", &["--line-buffered", "word"], &input);
+        // `strace -y` names the descriptor: `write(1<pipe:[…]>, …`.
+        let calls = trace.lines().filter(|l| l.starts_with("write(1<")).count();
+        (out, calls)
     };
     let (ours, our_writes) = writes(&binary("grep"));
     let (gnu, gnu_writes) = writes(Path::new("/usr/bin/grep"));
@@ -194,4 +156,27 @@ fn line_buffered_output_of_a_mapped_size_file_is_written_per_line() {
         "the input has lines to write: {gnu_writes}"
     );
     assert_eq!(our_writes, gnu_writes, "write(2) calls on stdout");
+}
+
+/// Run `grep ARGS input` under `strace -y -e trace=CALLS` (C locale);
+/// its stdout and the trace.
+fn traced(grep: &Path, calls: &str, args: &[&str], input: &Path) -> (Vec<u8>, String) {
+    let scratch = Scratch::new("grep-calls-trace");
+    let trace = scratch.path.join("trace");
+    let out = Command::new("strace")
+        .arg("-y")
+        .args(["-e", &format!("trace={calls}"), "-o"])
+        .arg(&trace)
+        .arg(grep)
+        .args(args)
+        .arg(input)
+        .env("LC_ALL", "C")
+        .output()
+        .expect("strace is installed (.ci/setup)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.stdout, std::fs::read_to_string(&trace).expect("trace"))
 }
