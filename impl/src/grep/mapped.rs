@@ -25,6 +25,7 @@ use std::io;
 
 use samebytes_spec::grep::BINARY_PREFIX;
 
+use super::ahead::{Found, Relay, Wanted};
 use super::buffer::{LineBuffer, Window};
 use super::lines;
 use super::search::{FileState, Search};
@@ -130,6 +131,8 @@ impl Search<'_, '_> {
     /// Search the whole lines of one window from the mark, a region of
     /// about `cfg.buffer` bytes at a time, moving the mark (and writing
     /// the output held) whenever the probe says the bytes were the file's.
+    /// With two threads, a helper searches regions from the back of the
+    /// window meanwhile (`ahead.rs`).
     fn window(
         &mut self,
         w: Window,
@@ -138,34 +141,71 @@ impl Search<'_, '_> {
         cfg: &GrepConfig,
     ) -> WindowEnd {
         let t = self.terminator;
-        let mut from = w.index(mark.searched).min(w.bytes.len());
+        let from = w.index(mark.searched).min(w.bytes.len());
         let Some(last) = memchr::memrchr(t, &w.bytes[from..]) else {
             return WindowEnd::NoWholeLine;
         };
-        let complete = from + last + 1;
+        let regions = regions(w.bytes, t, from, from + last + 1, cfg.buffer);
+        // PCRE2's matcher serves one thread at a time.
+        let shared = self.matcher.shared();
+        let (Some(matcher), true) = (shared, cfg.threads > 1 && regions.len() > 1) else {
+            return self.regions(w, &regions, None, mark, spoiled);
+        };
+        let relay = Relay::new(regions.len());
+        let wanted = Wanted {
+            terminator: t,
+            counts: self.opts.line_number || self.opts.invert,
+            starts: !self.eff.out_quiet,
+        };
+        let search = |i: usize| {
+            let (from, to) = regions[i];
+            Found::search(matcher, w.bytes, w.base, from, to, wanted)
+        };
+        std::thread::scope(|scope| {
+            let helper = std::thread::Builder::new().spawn_scoped(scope, || relay.help(search));
+            if helper.is_err() {
+                relay.no_helper();
+            }
+            let end = self.regions(w, &regions, Some(&relay), mark, spoiled);
+            relay.stop();
+            end
+        })
+    }
+
+    /// Search `regions` of the window in order, each through the helper's
+    /// record where the relay hands one over.
+    fn regions(
+        &mut self,
+        w: Window,
+        regions: &[(usize, usize)],
+        relay: Option<&Relay>,
+        mark: &mut Mark,
+        spoiled: &dyn Fn() -> bool,
+    ) -> WindowEnd {
         let probe = w.index(BINARY_PREFIX as u64).min(w.bytes.len());
-        while from < complete {
-            let to = region_end(w.bytes, t, from, complete, cfg.buffer);
+        let complete = regions.last().map_or(0, |r| r.1);
+        for (i, &(from, to)) in regions.iter().enumerate() {
             let seen = Window {
                 bytes: &w.bytes[..to.max(probe)],
                 base: w.base,
             };
+            self.ahead = relay.and_then(|r| r.claim(i));
             let searched = self.region(seen, from, to);
-            from = to;
+            self.ahead = None;
             if let Err(stop) = searched {
                 return match spoiled() {
                     true => WindowEnd::Spoiled,
                     false => WindowEnd::Stop(stop),
                 };
             }
-            let finished = from == complete || self.file.done;
+            let finished = to == complete || self.file.done;
             if !(finished || self.sink.full()) {
                 continue;
             }
             if spoiled() {
                 return WindowEnd::Spoiled;
             }
-            *mark = self.mark(w, from);
+            *mark = self.mark(w, to);
             if self.sink.full() {
                 if let Err(stop) = self.sink.flush() {
                     return WindowEnd::Stop(stop);
@@ -192,6 +232,19 @@ impl Search<'_, '_> {
             held: self.sink.buf.len(),
         }
     }
+}
+
+/// The regions of whole lines `bytes[from..complete]` is searched in, as
+/// (start, end): each ends as [`region_end`] says.
+fn regions(bytes: &[u8], t: u8, from: usize, complete: usize, size: usize) -> Vec<(usize, usize)> {
+    let mut regions = Vec::new();
+    let mut at = from;
+    while at < complete {
+        let to = region_end(bytes, t, at, complete, size);
+        regions.push((at, to));
+        at = to;
+    }
+    regions
 }
 
 /// The end of the region from `from`: after the last terminator within

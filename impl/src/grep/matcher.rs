@@ -60,6 +60,14 @@ impl Matcher {
         }
     }
 
+    /// The matcher of `-G`, `-E` and `-F`, which threads may share.
+    pub(super) fn shared(&self) -> Option<&RegexMatcher> {
+        match self {
+            Matcher::Regex(m) => Some(m),
+            Matcher::Perl(_) => None,
+        }
+    }
+
     pub fn is_match(&self, line: &[u8]) -> Result<bool, MatchFailure> {
         match self.find(line, 0) {
             Ok(found) => Ok(found.is_some()),

@@ -8,6 +8,11 @@
 //!   file in windows and hands whole lines to the core a region at a
 //!   time; output waits in the sink until the window is known intact, and
 //!   a window the file shrank under is rolled back and read instead.
+//! - `ahead.rs`, **look-ahead**: on two cores a helper thread searches a
+//!   window's regions from the back while the core works from the front,
+//!   and hands each over as a record of facts (where the matching lines
+//!   are, the first NUL, terminator counts); the core searches that region
+//!   through the same code, asking the record instead of the matcher.
 //! - `stream.rs`, the **stream strategy**: reads into the line buffer
 //!   (`buffer.rs`: base offset, fill level, the carried partial line) and
 //!   hands whole lines to the core.  It also finishes what the mapped
@@ -34,6 +39,7 @@
 //! only once 32 KiB or the end of input has been seen, so the answer never
 //! depends on how reads arrive.
 
+mod ahead;
 mod backref;
 mod buffer;
 mod group_copies;
@@ -67,6 +73,9 @@ pub struct GrepConfig {
     /// MiB and up cost no more system time than one mapping of the whole
     /// file (BENCHMARKS.md).
     pub window: usize,
+    /// Threads searching a mapped window: the core's, and with 2 a
+    /// helper searching its regions from the back (`ahead.rs`).
+    pub threads: usize,
 }
 
 impl Default for GrepConfig {
@@ -76,13 +85,15 @@ impl Default for GrepConfig {
             write_size: 256 * 1024,
             map_min: 256 * 1024,
             window: 8 << 20,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(2)),
         }
     }
 }
 
 impl GrepConfig {
     /// The defaults, with the test hooks `SAMEBYTES_GREP_BUFFER`,
-    /// `SAMEBYTES_GREP_MAP_MIN` and `SAMEBYTES_GREP_WINDOW` (bytes).  They
+    /// `SAMEBYTES_GREP_MAP_MIN` and `SAMEBYTES_GREP_WINDOW` (bytes), and
+    /// `SAMEBYTES_GREP_THREADS` (1 or 2).  They
     /// are environment variables, not options, so the command line stays
     /// GNU's; they change how bytes travel, never which.
     pub fn from_env() -> GrepConfig {
@@ -96,6 +107,9 @@ impl GrepConfig {
         }
         if let Some(w) = get("SAMEBYTES_GREP_WINDOW") {
             cfg.window = (w as usize).max(1);
+        }
+        if let Some(n) = get("SAMEBYTES_GREP_THREADS") {
+            cfg.threads = (n as usize).clamp(1, 2);
         }
         cfg
     }

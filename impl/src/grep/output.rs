@@ -34,7 +34,7 @@ impl Search<'_, '_> {
     /// the input, so `counted_to` never passes `at`.
     fn line_number(&mut self, w: Window, at: usize) -> u64 {
         let counted = w.index(self.file.counted_to);
-        self.file.counted_lines += lines::count(&w.bytes[counted..at], self.terminator);
+        self.file.counted_lines += self.terminators(w.bytes, w.base, counted, at, true);
         self.file.counted_to = w.offset(at);
         self.file.counted_lines + 1
     }

@@ -120,6 +120,7 @@ pub fn run(
         file: FileState::default(),
         scratch: Vec::new(),
         binary_chunk: binary_chunk(cfg.buffer),
+        ahead: None,
     };
     match search_all(&mut search, &operands, system, stderr, cfg) {
         Ok(status) => status,

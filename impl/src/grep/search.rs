@@ -9,6 +9,9 @@
 
 use samebytes_spec::grep::{BinaryFiles, Effective, GrepEnv, GrepOptions, BINARY_PREFIX};
 
+use samebytes_pcre2::MatchFailure;
+
+use super::ahead::Found;
 use super::buffer::Window;
 use super::lines;
 use super::matcher::Matcher;
@@ -58,6 +61,8 @@ pub(super) struct Search<'a, 'o> {
     /// The most a chunk of a binary part around NULs holds, unless one
     /// piece is longer: [`binary_chunk`] of the stream buffer.
     pub(super) binary_chunk: usize,
+    /// The helper's record of the region being searched (`ahead.rs`).
+    pub(super) ahead: Option<Found>,
 }
 
 /// The NUL scan that trails the matcher (see `Search::text`): the bytes
@@ -65,16 +70,23 @@ pub(super) struct Search<'a, 'o> {
 struct NulTrail {
     on: bool,
     clean: usize,
+    /// The bytes before this are known to hold no NUL (a record's).
+    known: usize,
 }
 
 impl NulTrail {
-    fn new(on: bool, from: usize) -> NulTrail {
-        NulTrail { on, clean: from }
+    fn new(on: bool, from: usize, known: usize) -> NulTrail {
+        NulTrail {
+            on,
+            clean: from,
+            known,
+        }
     }
 
     /// Does `hay[..upto]` hold a NUL past the bytes already scanned?
     fn before(&mut self, hay: &[u8], upto: usize) -> bool {
-        let found = self.on && memchr::memchr(0, &hay[self.clean..upto]).is_some();
+        let from = self.clean.max(self.known);
+        let found = self.on && from < upto && memchr::memchr(0, &hay[from..upto]).is_some();
         self.clean = upto;
         found
     }
@@ -170,12 +182,12 @@ impl Search<'_, '_> {
         let t = self.terminator;
         let hay = &w.bytes[..to];
         let mut pos = from;
-        let mut trail = NulTrail::new(find_nul, from);
+        let mut trail = NulTrail::new(find_nul, from, self.nul_free(w.base, from));
         let mut nul_before = |upto: usize| trail.before(hay, upto);
         while pos < to && !self.file.done && self.file.selected < self.limit {
             // An empty match after the last terminator is in no line.
             // (Here pos < to, so hay[to - 1] exists.)
-            let found = match self.matcher.find(hay, pos) {
+            let found = match self.find(hay, w.base, pos, true) {
                 Ok(found) => found.filter(|&m| m < to || hay[to - 1] != t),
                 Err(_) if nul_before(to) => return Ok(Some(pos)),
                 Err((failure, line_start)) => {
@@ -200,7 +212,10 @@ impl Search<'_, '_> {
                 Some(m) if self.eff.out_quiet && !self.opts.invert => {
                     (m, lines::end(hay, t, m, to))
                 }
-                Some(m) => (lines::start(hay, t, pos, m), lines::end(hay, t, m, to)),
+                Some(m) => (
+                    self.line_start(hay, w.base, pos, m),
+                    lines::end(hay, t, m, to),
+                ),
                 None => (to, to),
             };
             if nul_before((line_end + 1).min(to)) {
@@ -271,7 +286,7 @@ impl Search<'_, '_> {
         let t = self.terminator;
         let block = &w.bytes[from..to];
         let unterminated = block.last() != Some(&t);
-        let mut lines = lines::count(block, t) + u64::from(unterminated);
+        let mut lines = self.terminators(w.bytes, w.base, from, to, true) + u64::from(unterminated);
         let mut end = to;
         let room = self.limit - self.file.selected;
         if lines > room {
@@ -309,10 +324,13 @@ impl Search<'_, '_> {
     /// twice over.
     fn binary(&mut self, part: &[u8], base: u64) -> Result<(), Stop> {
         let t = self.terminator;
+        // A stretch from a text line start is the file's lines as they
+        // are, which a record (`ahead.rs`) may know.
+        let at_line = |s: usize| s == 0 || part[s - 1] == t;
         let mut s = 0;
         while s < part.len() && !self.file.done && self.file.selected < self.limit {
             if let Some(end) = self.nul_free_guess(part, s) {
-                match self.binary_lines(&part[s..end], base + s as u64, true)? {
+                match self.binary_lines(&part[s..end], base + s as u64, true, at_line(s))? {
                     None => {
                         s = end;
                         continue;
@@ -323,12 +341,12 @@ impl Search<'_, '_> {
             }
             let Some(nul) = memchr::memchr(0, &part[s..]).map(|p| s + p) else {
                 return self
-                    .binary_lines(&part[s..], base + s as u64, false)
+                    .binary_lines(&part[s..], base + s as u64, false, at_line(s))
                     .map(|_| ());
             };
             let line = lines::start(part, t, s, nul);
             if line > s {
-                self.binary_lines(&part[s..line], base + s as u64, false)?;
+                self.binary_lines(&part[s..line], base + s as u64, false, at_line(s))?;
                 s = line;
                 continue;
             }
@@ -341,7 +359,7 @@ impl Search<'_, '_> {
                     let mut chunk = std::mem::take(&mut self.scratch);
                     chunk.clear();
                     chunk.extend(part[s..e].iter().map(|&b| if b == 0 { t } else { b }));
-                    let searched = self.binary_lines(&chunk, base + s as u64, false);
+                    let searched = self.binary_lines(&chunk, base + s as u64, false, false);
                     self.scratch = chunk;
                     searched?;
                     s = e;
@@ -384,19 +402,25 @@ impl Search<'_, '_> {
     /// printed.  With `find_nul`, `hay` may hold NULs, which end lines
     /// too: as in `text`, a match is taken only once the bytes to its
     /// line's end are known to hold none, and on a NUL the search returns
-    /// where it stopped.
+    /// where it stopped.  `in_place`: `hay` is the file's bytes from a
+    /// text line start, which a record may know.
     fn binary_lines(
         &mut self,
         hay: &[u8],
         base: u64,
         find_nul: bool,
+        in_place: bool,
     ) -> Result<Option<usize>, Stop> {
         let t = self.terminator;
         let to = hay.len();
         let mut pos = 0;
-        let mut trail = NulTrail::new(find_nul, 0);
+        let known = match in_place {
+            true => self.nul_free(base, 0),
+            false => 0,
+        };
+        let mut trail = NulTrail::new(find_nul, 0, known);
         while pos < to && !self.file.done && self.file.selected < self.limit {
-            let found = match self.matcher.find(hay, pos) {
+            let found = match self.find(hay, base, pos, in_place) {
                 // An empty match after the last terminator is in no line.
                 Ok(found) => found.filter(|&m| m < to || hay[to - 1] != t),
                 Err(_) if trail.before(hay, to) => return Ok(Some(pos)),
@@ -404,7 +428,7 @@ impl Search<'_, '_> {
                     // The lines `-v` selected before the failing one count,
                     // as in `text`; a failure past the limit is not met.
                     if self.opts.invert {
-                        self.binary_inverted(hay, base, pos, line_start);
+                        self.binary_inverted(hay, base, pos, line_start, in_place);
                         if self.file.done || self.file.selected >= self.limit {
                             break;
                         }
@@ -417,7 +441,7 @@ impl Search<'_, '_> {
                     return Ok(Some(pos));
                 }
                 if self.opts.invert {
-                    self.binary_inverted(hay, base, pos, to);
+                    self.binary_inverted(hay, base, pos, to, in_place);
                 }
                 break;
             };
@@ -427,7 +451,7 @@ impl Search<'_, '_> {
             }
             if self.opts.invert {
                 let line_start = lines::start(hay, t, pos, m);
-                self.binary_inverted(hay, base, pos, line_start);
+                self.binary_inverted(hay, base, pos, line_start, in_place);
             } else {
                 self.binary_selected(base + (line_end + 1).min(to) as u64);
             }
@@ -440,13 +464,14 @@ impl Search<'_, '_> {
     }
 
     /// `-v` in a binary part selects the whole lines `hay[from..to]`.
-    fn binary_inverted(&mut self, hay: &[u8], base: u64, from: usize, to: usize) {
+    fn binary_inverted(&mut self, hay: &[u8], base: u64, from: usize, to: usize, in_place: bool) {
         if from >= to {
             return;
         }
         let t = self.terminator;
         let block = &hay[from..to];
-        let lines = lines::count(block, t) + u64::from(block.last() != Some(&t));
+        let terminators = self.terminators(hay, base, from, to, in_place);
+        let lines = terminators + u64::from(block.last() != Some(&t));
         // Without `-c` the first selected line ends the search.
         let room = match self.eff.count {
             true => self.limit - self.file.selected,
@@ -483,12 +508,61 @@ impl Search<'_, '_> {
         }
     }
 
+    /// The matcher's answer for `hay` (at absolute `base`) from `pos`, a
+    /// line start: the record's, when it knows it and `in_place` (`hay` is
+    /// the file's bytes from a text line start), else the matcher's own.
+    fn find(
+        &self,
+        hay: &[u8],
+        base: u64,
+        pos: usize,
+        in_place: bool,
+    ) -> Result<Option<usize>, (MatchFailure, usize)> {
+        let known = self.ahead.as_ref().filter(|_| in_place);
+        match known.and_then(|found| found.find(hay, base, pos)) {
+            Some(answer) => Ok(answer),
+            None => self.matcher.find(hay, pos),
+        }
+    }
+
+    /// The start of the line holding `hay[m]`, a match the search from
+    /// `pos` found: the record's, or looking back no further than `pos`.
+    fn line_start(&self, hay: &[u8], base: u64, pos: usize, m: usize) -> usize {
+        let known = self.ahead.as_ref().and_then(|f| f.line_start(base, m));
+        known.unwrap_or_else(|| lines::start(hay, self.terminator, pos, m))
+    }
+
+    /// How far from `bytes[from]` (`bytes` at absolute `base`) the record
+    /// knows there is no NUL, as an index into `bytes`.
+    fn nul_free(&self, base: u64, from: usize) -> usize {
+        let at = base + from as u64;
+        self.ahead
+            .as_ref()
+            .map_or(from, |found| (found.nul_free(at) - base) as usize)
+    }
+
+    /// The terminators in `bytes[a..b]` (at absolute `base`), from the
+    /// record's known points when `in_place` (the bytes are the file's).
+    pub(super) fn terminators(
+        &self,
+        bytes: &[u8],
+        base: u64,
+        a: usize,
+        b: usize,
+        in_place: bool,
+    ) -> u64 {
+        match self.ahead.as_ref().filter(|_| in_place) {
+            Some(found) => found.terminators(bytes, base, self.terminator, a, b),
+            None => lines::count(&bytes[a..b], self.terminator),
+        }
+    }
+
     /// Count the lines before `w.bytes[to]` not yet counted (for `-n`),
     /// before the stream drops them.
     pub(super) fn count_lines_to(&mut self, w: Window, to: usize) {
         let from = w.index(self.file.counted_to);
         if self.opts.line_number && from < to {
-            self.file.counted_lines += lines::count(&w.bytes[from..to], self.terminator);
+            self.file.counted_lines += self.terminators(w.bytes, w.base, from, to, true);
             self.file.counted_to = w.offset(to);
         }
     }

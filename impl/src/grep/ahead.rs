@@ -1,0 +1,291 @@
+//! Look-ahead: a helper thread searches the back of a mapped window while
+//! the core works through its front.
+//!
+//! The helper only finds.  For each region it claims it writes a
+//! [`Found`]: what the matcher answers there (one position per matching
+//! line), where the region's first NUL is, and, when the core counts
+//! lines, how many terminators lie before each matching line.  The core
+//! then searches that region through the very same code, asking the
+//! record instead of the matcher and counting from the record's known
+//! points instead of from far away; everything it prints, counts and
+//! decides is still its own.
+//!
+//! Invariants:
+//! - A record states facts about the region's bytes as text (lines ended
+//!   by the terminator alone), so it holds whatever the binary rule later
+//!   decides; a query it cannot answer exactly (not inside the region, or
+//!   not from a text line start) goes to the matcher.
+//! - The core claims regions from the front, one at a time as it reaches
+//!   them; the helper claims from the back.  The last region of a window
+//!   is always the helper's (unless it could not start), so every window
+//!   of two regions or more is searched through a record.
+//! - The bytes are read where the core reads them, inside the window's
+//!   view, so the window's probe covers the helper's reads too: a record
+//!   made from bytes that were not the file's is never confirmed.
+
+use std::sync::{Condvar, Mutex, MutexGuard};
+
+use super::lines;
+use super::matcher::RegexMatcher;
+
+/// One matching line, as the helper found it.
+#[derive(Clone, Copy, Debug)]
+struct Hit {
+    /// Where the matcher's answer put it (absolute).
+    at: u64,
+    /// Where its line starts (absolute), when wanted.
+    start: u64,
+    /// Terminators between the region's start and `start`, when counting.
+    before: u64,
+}
+
+/// What the helper found in one region `[from, to)` of whole lines.
+#[derive(Debug)]
+pub(super) struct Found {
+    from: u64,
+    to: u64,
+    hits: Vec<Hit>,
+    /// The bytes from `from` up to here hold no NUL.
+    nul_free_to: u64,
+    /// The terminators of the whole region, when counting.
+    terminators: Option<u64>,
+    /// The hits' line starts are known.
+    starts: bool,
+}
+
+/// What the helper computes besides the matches.
+#[derive(Clone, Copy)]
+pub(super) struct Wanted {
+    pub(super) terminator: u8,
+    /// The core counts lines (`-n`, `-v`).
+    pub(super) counts: bool,
+    /// The core needs where matching lines start (it prints lines).
+    pub(super) starts: bool,
+}
+
+impl Found {
+    /// Search `bytes[from..to]`, whole lines at absolute `base`, as the
+    /// core's text search would: the answers of `matcher.find` from each
+    /// line after the last match's.
+    pub(super) fn search(
+        matcher: &RegexMatcher,
+        bytes: &[u8],
+        base: u64,
+        from: usize,
+        to: usize,
+        wanted: Wanted,
+    ) -> Found {
+        let t = wanted.terminator;
+        let hay = &bytes[..to];
+        let mut hits = Vec::new();
+        let mut pos = from;
+        // Terminators before `counted`, from `from`.
+        let (mut counted, mut before) = (from, 0);
+        while pos < to {
+            let m = match matcher.find(hay, pos) {
+                // An empty match after the last terminator is in no line.
+                Some(m) if m < to || hay[to - 1] != t => m,
+                _ => break,
+            };
+            let mut hit = Hit {
+                at: base + m as u64,
+                start: 0,
+                before: 0,
+            };
+            if wanted.starts || wanted.counts {
+                let start = lines::start(hay, t, pos, m);
+                hit.start = base + start as u64;
+                if wanted.counts {
+                    before += lines::count(&hay[counted..start], t);
+                    counted = start;
+                    hit.before = before;
+                }
+            }
+            hits.push(hit);
+            pos = lines::end(hay, t, m, to) + 1;
+        }
+        Found {
+            from: base + from as u64,
+            to: base + to as u64,
+            nul_free_to: base + memchr::memchr(0, &hay[from..]).map_or(to, |p| from + p) as u64,
+            terminators: wanted
+                .counts
+                .then(|| before + lines::count(&hay[counted..], t)),
+            starts: wanted.starts || wanted.counts,
+            hits,
+        }
+    }
+
+    /// The matcher's answer for `hay` (absolute `base`) from `pos`, a text
+    /// line start, if the record knows it: `hay[pos..]` must lie in the
+    /// region.
+    pub(super) fn find(&self, hay: &[u8], base: u64, pos: usize) -> Option<Option<usize>> {
+        let (q, end) = (base + pos as u64, base + hay.len() as u64);
+        if q < self.from || end > self.to {
+            return None;
+        }
+        let next = self.hits.partition_point(|h| h.at < q);
+        Some(
+            self.hits
+                .get(next)
+                .filter(|h| h.at < end)
+                .map(|h| (h.at - base) as usize),
+        )
+    }
+
+    /// Where the line of the hit the record answered with at `m` (in
+    /// `hay`, at absolute `base`) starts, if the record knows.
+    pub(super) fn line_start(&self, base: u64, m: usize) -> Option<usize> {
+        let at = base + m as u64;
+        let i = self.hits.partition_point(|h| h.at < at);
+        let hit = self.hits.get(i).filter(|h| self.starts && h.at == at)?;
+        Some((hit.start - base) as usize)
+    }
+
+    /// How far from `at` (absolute) the bytes are known to hold no NUL.
+    pub(super) fn nul_free(&self, at: u64) -> u64 {
+        match self.from <= at && at <= self.nul_free_to {
+            true => self.nul_free_to,
+            false => at,
+        }
+    }
+
+    /// The terminators in `bytes[a..b]` (absolute `base`): inside the
+    /// region from the record's nearest known points that `bytes` holds,
+    /// outside it (or with no known point at hand) by counting.
+    pub(super) fn terminators(&self, bytes: &[u8], base: u64, t: u8, a: usize, b: usize) -> u64 {
+        let index = |abs: u64| (abs - base) as usize;
+        let (x, y) = (base + a as u64, base + b as u64);
+        let (lo, hi) = (x.clamp(self.from, self.to), y.clamp(self.from, self.to));
+        let inside = match (
+            self.known_before(bytes, base, t, lo),
+            self.known_before(bytes, base, t, hi),
+        ) {
+            (Some(l), Some(h)) if lo < hi => h - l,
+            _ => return lines::count(&bytes[a..b], t),
+        };
+        inside + lines::count(&bytes[a..index(lo)], t) + lines::count(&bytes[index(hi)..b], t)
+    }
+
+    /// Terminators between the region's start and `p` (absolute, in the
+    /// region), counted from the nearest known point `bytes` holds.
+    fn known_before(&self, bytes: &[u8], base: u64, t: u8, p: u64) -> Option<u64> {
+        let total = self.terminators?;
+        let held = |abs: u64| abs >= base && abs - base <= bytes.len() as u64;
+        let index = |abs: u64| (abs - base) as usize;
+        let after = self.hits.partition_point(|h| h.start <= p);
+        let (prev_at, prev) = match after {
+            0 => (self.from, 0),
+            i => (self.hits[i - 1].start, self.hits[i - 1].before),
+        };
+        let (next_at, next) = self
+            .hits
+            .get(after)
+            .map_or((self.to, total), |h| (h.start, h.before));
+        let forward = held(prev_at).then(|| p - prev_at);
+        let backward = held(next_at).then(|| next_at - p);
+        match (forward, backward) {
+            (Some(f), b) if b.is_none_or(|b| f <= b) => {
+                Some(prev + lines::count(&bytes[index(prev_at)..index(p)], t))
+            }
+            (_, Some(_)) => Some(next - lines::count(&bytes[index(p)..index(next_at)], t)),
+            _ => None,
+        }
+    }
+}
+
+/// The claims on a window's regions, and the records the helper hands
+/// over.
+pub(super) struct Relay {
+    state: Mutex<Claims>,
+    handed: Condvar,
+}
+
+struct Claims {
+    /// The regions before `front` are the core's.
+    front: usize,
+    /// The regions from `back` on are the helper's.
+    back: usize,
+    records: Vec<Option<Found>>,
+    /// The core needs nothing more (it is done, failed, or spoiled).
+    stop: bool,
+    /// The helper will hand over nothing more.
+    helper_gone: bool,
+}
+
+impl Relay {
+    pub(super) fn new(regions: usize) -> Relay {
+        Relay {
+            state: Mutex::new(Claims {
+                front: 0,
+                back: regions,
+                records: (0..regions).map(|_| None).collect(),
+                stop: false,
+                helper_gone: false,
+            }),
+            handed: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Claims> {
+        // A poisoned lock means the other side panicked; the state is
+        // plain data, still consistent.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The core reaches region `i` (in order): `None` when it is the
+    /// core's to search, or the helper's record of it.
+    pub(super) fn claim(&self, i: usize) -> Option<Found> {
+        let mut claims = self.lock();
+        let last = claims.records.len() - 1;
+        if i < claims.back && (i < last || claims.helper_gone) {
+            claims.front = i + 1;
+            return None;
+        }
+        loop {
+            if let Some(found) = claims.records[i].take() {
+                return Some(found);
+            }
+            if claims.helper_gone {
+                return None;
+            }
+            claims = self.handed.wait(claims).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// The core needs nothing more from the helper.
+    pub(super) fn stop(&self) {
+        self.lock().stop = true;
+    }
+
+    /// The helper could not be started.
+    pub(super) fn no_helper(&self) {
+        self.lock().helper_gone = true;
+    }
+
+    /// The helper's loop: claim regions from the back, search each, and
+    /// hand the record over, until the claims meet or the core stops.
+    pub(super) fn help(&self, search: impl Fn(usize) -> Found) {
+        struct Gone<'a>(&'a Relay);
+        impl Drop for Gone<'_> {
+            fn drop(&mut self) {
+                self.0.lock().helper_gone = true;
+                self.0.handed.notify_all();
+            }
+        }
+        let _gone = Gone(self);
+        loop {
+            let i = {
+                let mut claims = self.lock();
+                if claims.stop || claims.back <= claims.front {
+                    return;
+                }
+                claims.back -= 1;
+                claims.back
+            };
+            let found = search(i);
+            self.lock().records[i] = Some(found);
+            self.handed.notify_all();
+        }
+    }
+}
