@@ -475,3 +475,39 @@ fn trailing_nul_scan_edges() {
         check_each(data, &limited, &[1, 7, 4096, REAL_BUFFER], what);
     }
 }
+
+/// The records of the helper thread (impl/src/grep/ahead.rs), which `-c`
+/// takes at once, at the edges random layouts meet too rarely:
+/// - the first NUL past the probe inside a region the helper searched,
+///   on a line counted once as text and twice as binary (`foo\0foo`),
+///   at offsets that put it in every region of the windows after the
+///   first;
+/// - `-m` with `-c` stopping inside a record, and stdin searched again
+///   from just after the last line taken (an empty line matches there,
+///   so a resumption one byte early counts one more).
+///
+/// The oracle's model refuses or spoils one view from the second to the
+/// fifth, after which the rest is read; with buffers of 1007 and 4100
+/// that view is the fifth and the fourth, so three windows of four
+/// regions each are mapped after the first.
+#[test]
+fn first_nul_and_max_count_inside_helper_records() {
+    let filler = b"a foo line\n\n".repeat(6000);
+    let searches: &[&[&str]] = &[
+        &["-c", "foo"],
+        &["-c", "-E", "foo|^$"],
+        &["-v", "-c", "zzz"],
+        &["-m", "6001", "-c", "-E", "foo|^$", "-", "-"],
+        &["-m", "8000", "-c", "-E", "foo|^$", "-", "-"],
+    ];
+    for (buffer, windows) in [(1007, 3 * 4028), (4100, 2 * 16400)] {
+        for at in (32_800..32_768 + windows).step_by(buffer / 2) {
+            let line = filler[..at].iter().rposition(|&b| b == b'\n').unwrap() + 1;
+            let mut data = filler.clone();
+            data.splice(line..line, b"foo\0foo\n".iter().copied());
+            let what = format!("first NUL at {line}");
+            check_each(&data, searches, &[buffer], &what);
+        }
+    }
+    check_each(&filler, searches, &[1007, 4100], "no NUL");
+}

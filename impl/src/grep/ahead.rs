@@ -23,6 +23,7 @@
 //!   view, so the window's probe covers the helper's reads too: a record
 //!   made from bytes that were not the file's is never confirmed.
 
+use std::cell::Cell;
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 use super::lines;
@@ -33,6 +34,8 @@ use super::matcher::RegexMatcher;
 struct Hit {
     /// Where the matcher's answer put it (absolute).
     at: u64,
+    /// Its line's terminator, or the region's end (absolute).
+    end: u64,
     /// Where its line starts (absolute), when wanted.
     start: u64,
     /// Terminators between the region's start and `start`, when counting.
@@ -51,6 +54,8 @@ pub(super) struct Found {
     terminators: Option<u64>,
     /// The hits' line starts are known.
     starts: bool,
+    /// The hit the last answer was: the core asks in order, mostly.
+    cursor: Cell<usize>,
 }
 
 /// What the helper computes besides the matches.
@@ -87,8 +92,10 @@ impl Found {
                 Some(m) if m < to || hay[to - 1] != t => m,
                 _ => break,
             };
+            let end = lines::end(hay, t, m, to);
             let mut hit = Hit {
                 at: base + m as u64,
+                end: base + end as u64,
                 start: 0,
                 before: 0,
             };
@@ -102,7 +109,7 @@ impl Found {
                 }
             }
             hits.push(hit);
-            pos = lines::end(hay, t, m, to) + 1;
+            pos = end + 1;
         }
         Found {
             from: base + from as u64,
@@ -113,6 +120,7 @@ impl Found {
                 .then(|| before + lines::count(&hay[counted..], t)),
             starts: wanted.starts || wanted.counts,
             hits,
+            cursor: Cell::new(0),
         }
     }
 
@@ -124,7 +132,7 @@ impl Found {
         if q < self.from || end > self.to {
             return None;
         }
-        let next = self.hits.partition_point(|h| h.at < q);
+        let next = self.seek(q);
         Some(
             self.hits
                 .get(next)
@@ -133,13 +141,55 @@ impl Found {
         )
     }
 
+    /// The first hit at or after `q` (absolute), found from the cursor,
+    /// which stays there.
+    fn seek(&self, q: u64) -> usize {
+        let mut i = self.cursor.get();
+        if i > 0 && self.hits.get(i - 1).is_some_and(|h| h.at >= q) {
+            i = self.hits.partition_point(|h| h.at < q);
+        }
+        while self.hits.get(i).is_some_and(|h| h.at < q) {
+            i += 1;
+        }
+        self.cursor.set(i);
+        i
+    }
+
+    /// The hit the record answered with at `m` (in a hay at absolute
+    /// `base`).
+    fn answered(&self, base: u64, m: usize) -> Option<&Hit> {
+        let at = base + m as u64;
+        self.hits.get(self.seek(at)).filter(|h| h.at == at)
+    }
+
     /// Where the line of the hit the record answered with at `m` (in
     /// `hay`, at absolute `base`) starts, if the record knows.
     pub(super) fn line_start(&self, base: u64, m: usize) -> Option<usize> {
-        let at = base + m as u64;
-        let i = self.hits.partition_point(|h| h.at < at);
-        let hit = self.hits.get(i).filter(|h| self.starts && h.at == at)?;
+        let hit = self.answered(base, m).filter(|_| self.starts)?;
         Some((hit.start - base) as usize)
+    }
+
+    /// Where the line of the hit the record answered with at `m` ends in
+    /// a hay of `len` bytes at absolute `base`: its terminator, or `len`.
+    pub(super) fn line_end(&self, base: u64, m: usize, len: usize) -> Option<usize> {
+        let hit = self.answered(base, m)?;
+        Some(((hit.end - base) as usize).min(len))
+    }
+
+    /// The first `room` at most of the hits in `[a, b)` (absolute), if the
+    /// record covers it: how many, and where the last one's line ends.
+    pub(super) fn take(&self, a: u64, b: u64, room: u64) -> Option<(u64, u64)> {
+        if a < self.from || b > self.to {
+            return None;
+        }
+        let first = self.seek(a);
+        let within = self.hits[first..].partition_point(|h| h.at < b) as u64;
+        let taken = within.min(room);
+        let last = match taken {
+            0 => b,
+            n => self.hits[first + n as usize - 1].end.min(b),
+        };
+        Some((taken, last))
     }
 
     /// How far from `at` (absolute) the bytes are known to hold no NUL.

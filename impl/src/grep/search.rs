@@ -183,6 +183,9 @@ impl Search<'_, '_> {
         let hay = &w.bytes[..to];
         let mut pos = from;
         let mut trail = NulTrail::new(find_nul, from, self.nul_free(w.base, from));
+        if self.counted_from_record(w, from, to, find_nul) {
+            pos = to;
+        }
         let mut nul_before = |upto: usize| trail.before(hay, upto);
         while pos < to && !self.file.done && self.file.selected < self.limit {
             // An empty match after the last terminator is in no line.
@@ -210,11 +213,11 @@ impl Search<'_, '_> {
                 // Nothing is printed (`-c`): where the line starts does not
                 // matter, only where it ends.
                 Some(m) if self.eff.out_quiet && !self.opts.invert => {
-                    (m, lines::end(hay, t, m, to))
+                    (m, self.line_end(hay, w.base, m))
                 }
                 Some(m) => (
                     self.line_start(hay, w.base, pos, m),
-                    lines::end(hay, t, m, to),
+                    self.line_end(hay, w.base, m),
                 ),
                 None => (to, to),
             };
@@ -246,6 +249,34 @@ impl Search<'_, '_> {
             self.file.done = true;
         }
         Ok(None)
+    }
+
+    /// `-c` takes the matching lines of `w.bytes[from..to]` from the
+    /// record at once, where it knows them all and, with `find_nul`, that
+    /// no NUL lies there: for each, `selected` would only count it.
+    fn counted_from_record(&mut self, w: Window, from: usize, to: usize, find_nul: bool) -> bool {
+        let Some(found) = &self.ahead else {
+            return false;
+        };
+        if !self.eff.out_quiet || self.opts.invert || self.eff.done_on_match {
+            return false;
+        }
+        let (a, b) = (w.offset(from), w.offset(to));
+        if find_nul && found.nul_free(a) < b {
+            return false;
+        }
+        let room = self.limit - self.file.selected;
+        let Some((taken, last_end)) = found.take(a, b, room) else {
+            return false;
+        };
+        if taken > 0 {
+            let end = w.index(last_end);
+            let terminated = w.bytes.get(end) == Some(&self.terminator);
+            self.file.selected += taken;
+            self.file.after_last_selected = last_end + u64::from(terminated);
+            self.used = true;
+        }
+        true
     }
 
     /// `-v` selects every line of `w.bytes[from..to]`, one by one.
@@ -445,7 +476,10 @@ impl Search<'_, '_> {
                 }
                 break;
             };
-            let line_end = lines::end(hay, t, m, to);
+            let line_end = match in_place {
+                true => self.line_end(hay, base, m),
+                false => lines::end(hay, t, m, to),
+            };
             if trail.before(hay, (line_end + 1).min(to)) {
                 return Ok(Some(pos));
             }
@@ -530,6 +564,16 @@ impl Search<'_, '_> {
     fn line_start(&self, hay: &[u8], base: u64, pos: usize, m: usize) -> usize {
         let known = self.ahead.as_ref().and_then(|f| f.line_start(base, m));
         known.unwrap_or_else(|| lines::start(hay, self.terminator, pos, m))
+    }
+
+    /// The end of the line holding `hay[m]`, a match found in place: its
+    /// terminator, or the end of `hay`.
+    fn line_end(&self, hay: &[u8], base: u64, m: usize) -> usize {
+        let known = self
+            .ahead
+            .as_ref()
+            .and_then(|f| f.line_end(base, m, hay.len()));
+        known.unwrap_or_else(|| lines::end(hay, self.terminator, m, hay.len()))
     }
 
     /// How far from `bytes[from]` (`bytes` at absolute `base`) the record

@@ -386,9 +386,10 @@ pub fn run_impl(case: &GrepCase, strategy: FileStrategy) -> Outcome {
         buffer: case.buffer,
         write_size: case.buffer.max(1),
         map_min: 0,
-        // A window of one to four regions: from two on, the helper thread
-        // searches the last ones (impl/src/grep/ahead.rs).
-        window: case.buffer.saturating_mul(1 + case.buffer % 4),
+        // A window of two to four regions, so that the helper thread
+        // searches the last ones (impl/src/grep/ahead.rs); PCRE2's `-P`
+        // searches every window on one thread.
+        window: case.buffer.saturating_mul(2 + case.buffer % 3),
         threads: 2,
     };
     let status = samebytes::grep::run(
