@@ -636,3 +636,66 @@ fn pattern_file_errors_read_as_gnu_writes_them() {
         assert_eq!(run(&binary("grep"), pattern_file), gnu, "-f {pattern_file}");
     }
 }
+
+/// Run grep with `args` and `env` to its end; its stdout, status and
+/// peak resident size in KiB.  The kernel counts into a process's peak
+/// the image it was exec'd from, so a child of this (large) test process
+/// would report the test's own size: a small python3 forks grep and
+/// reports wait4's account of it.
+fn run_with_peak_rss(
+    args: &[&str],
+    path: &std::path::Path,
+    env: &[(&str, &str)],
+) -> (Vec<u8>, i32, i64) {
+    const WAIT4: &str = "import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+print(usage.ru_maxrss, file=sys.stderr)
+sys.exit(os.waitstatus_to_exitcode(status))";
+    let out = Command::new("python3")
+        .args(["-c", WAIT4])
+        .arg(binary("grep"))
+        .args(args)
+        .arg(path)
+        .env_remove("POSIXLY_CORRECT")
+        .env("LC_ALL", "C.UTF-8")
+        .envs(env.iter().copied())
+        .output()
+        .expect("run python3");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let peak = stderr
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("peak RSS from {stderr:?}"));
+    let status = out
+        .status
+        .code()
+        .unwrap_or_else(|| panic!("died: {}", describe(out.status)));
+    (out.stdout, status, peak)
+}
+
+/// The helper thread's records (impl/src/grep/ahead.rs) take 32 bytes a
+/// matching line.  On a file of 9 Mi empty lines, every one a match,
+/// they stay within their cap and the helper's budget (about 2 MiB in
+/// all), where uncapped they grow with the window: one record of a 256
+/// KiB region is 8 MiB (114 MiB peak measured with no cap).  The counts
+/// are the spec's.
+#[test]
+fn records_of_short_matching_lines_stay_small() {
+    let scratch = Scratch::new("grep-records");
+    let data = vec![b'\n'; 9 << 20];
+    let path = scratch.file("empty-lines", &data);
+    let world = world_of(&[("empty-lines", &data)], Stdin::default());
+    for args in [&["-c", ""][..], &["-v", "-c", "-E", "^$"]] {
+        let (stdout, status, peak_kib) =
+            run_with_peak_rss(args, &path, &[("SAMEBYTES_GREP_THREADS", "2")]);
+        let mut named: Vec<&str> = args.to_vec();
+        named.push("empty-lines");
+        let expected = spec(&named, &world, None);
+        assert_eq!(stdout, expected.stdout, "{args:?}");
+        assert_eq!(status, expected.status, "{args:?}");
+        assert!(peak_kib < 20 * 1024, "{args:?}: peak RSS {peak_kib} KiB");
+    }
+}

@@ -42,15 +42,18 @@ struct Hit {
     before: u64,
 }
 
-/// What the helper found in one region `[from, to)` of whole lines.
+/// What the helper found in one region `[from, to)` of whole lines: all
+/// of it up to `known_to`, where it stopped at its cap of hits.
 #[derive(Debug)]
 pub(super) struct Found {
     from: u64,
     to: u64,
+    /// A line start: the lines before it are searched, and no more.
+    known_to: u64,
     hits: Vec<Hit>,
     /// The bytes from `from` up to here hold no NUL.
     nul_free_to: u64,
-    /// The terminators of the whole region, when counting.
+    /// The terminators before `known_to`, when counting.
     terminators: Option<u64>,
     /// The hits' line starts are known.
     starts: bool,
@@ -66,6 +69,17 @@ pub(super) struct Wanted {
     pub(super) counts: bool,
     /// The core needs where matching lines start (it prints lines).
     pub(super) starts: bool,
+    /// The most hits a record holds: the search stops at the line after.
+    pub(super) cap: usize,
+}
+
+/// What the record says of a search from a line start.
+pub(super) enum Answer {
+    /// The matcher's answer.
+    Known(Option<usize>),
+    /// No match before this line start, and nothing known from it on:
+    /// ask the matcher from here.
+    From(usize),
 }
 
 impl Found {
@@ -86,7 +100,7 @@ impl Found {
         let mut pos = from;
         // Terminators before `counted`, from `from`.
         let (mut counted, mut before) = (from, 0);
-        while pos < to {
+        while pos < to && hits.len() < wanted.cap {
             let m = match matcher.find(hay, pos) {
                 // An empty match after the last terminator is in no line.
                 Some(m) if m < to || hay[to - 1] != t => m,
@@ -111,34 +125,40 @@ impl Found {
             hits.push(hit);
             pos = end + 1;
         }
+        // At the cap, the rest of the region is the core's own.
+        let known_to = match hits.len() < wanted.cap {
+            true => to,
+            false => pos.min(to),
+        };
+        let nul = memchr::memchr(0, &hay[from..known_to]).map_or(known_to, |p| from + p);
         Found {
             from: base + from as u64,
             to: base + to as u64,
-            nul_free_to: base + memchr::memchr(0, &hay[from..]).map_or(to, |p| from + p) as u64,
+            known_to: base + known_to as u64,
+            nul_free_to: base + nul as u64,
             terminators: wanted
                 .counts
-                .then(|| before + lines::count(&hay[counted..], t)),
+                .then(|| before + lines::count(&hay[counted..known_to.max(counted)], t)),
             starts: wanted.starts || wanted.counts,
             hits,
             cursor: Cell::new(0),
         }
     }
 
-    /// The matcher's answer for `hay` (absolute `base`) from `pos`, a text
-    /// line start, if the record knows it: `hay[pos..]` must lie in the
-    /// region.
-    pub(super) fn find(&self, hay: &[u8], base: u64, pos: usize) -> Option<Option<usize>> {
+    /// What the record says of the matcher's answer for `hay` (absolute
+    /// `base`) from `pos`, a text line start; `None` unless `hay[pos..]`
+    /// lies in the region.
+    pub(super) fn find(&self, hay: &[u8], base: u64, pos: usize) -> Option<Answer> {
         let (q, end) = (base + pos as u64, base + hay.len() as u64);
         if q < self.from || end > self.to {
             return None;
         }
         let next = self.seek(q);
-        Some(
-            self.hits
-                .get(next)
-                .filter(|h| h.at < end)
-                .map(|h| (h.at - base) as usize),
-        )
+        Some(match self.hits.get(next).filter(|h| h.at < end) {
+            Some(h) => Answer::Known(Some((h.at - base) as usize)),
+            None if end <= self.known_to => Answer::Known(None),
+            None => Answer::From((self.known_to.max(q) - base) as usize),
+        })
     }
 
     /// The first hit at or after `q` (absolute), found from the cursor,
@@ -176,20 +196,17 @@ impl Found {
         Some(((hit.end - base) as usize).min(len))
     }
 
-    /// The first `room` at most of the hits in `[a, b)` (absolute), if the
-    /// record covers it: how many, and where the last one's line ends.
+    /// The first `room` at most of the hits from `a` whose lines end
+    /// before `b` (absolute), if the record covers that: how many, and
+    /// just after the last one's line.
     pub(super) fn take(&self, a: u64, b: u64, room: u64) -> Option<(u64, u64)> {
         if a < self.from || b > self.to {
             return None;
         }
         let first = self.seek(a);
-        let within = self.hits[first..].partition_point(|h| h.at < b) as u64;
-        let taken = within.min(room);
-        let last = match taken {
-            0 => b,
-            n => self.hits[first + n as usize - 1].end.min(b),
-        };
-        Some((taken, last))
+        let within = self.hits[first..].partition_point(|h| h.end < b);
+        let taken = within.min(usize::try_from(room).unwrap_or(usize::MAX));
+        (taken > 0).then(|| (taken as u64, self.hits[first + taken - 1].end + 1))
     }
 
     /// How far from `at` (absolute) the bytes are known to hold no NUL.
@@ -202,44 +219,74 @@ impl Found {
 
     /// The terminators in `bytes[a..b]` (absolute `base`): inside the
     /// region from the record's nearest known points that `bytes` holds,
-    /// outside it (or with no known point at hand) by counting.
+    /// outside it by counting; and by counting all of it when that reads
+    /// fewer bytes (the known points are far, or there are none).
     pub(super) fn terminators(&self, bytes: &[u8], base: u64, t: u8, a: usize, b: usize) -> u64 {
         let index = |abs: u64| (abs - base) as usize;
         let (x, y) = (base + a as u64, base + b as u64);
         let (lo, hi) = (x.clamp(self.from, self.to), y.clamp(self.from, self.to));
-        let inside = match (
-            self.known_before(bytes, base, t, lo),
-            self.known_before(bytes, base, t, hi),
-        ) {
-            (Some(l), Some(h)) if lo < hi => h - l,
-            _ => return lines::count(&bytes[a..b], t),
+        let known = match (self.nearest(bytes, base, lo), self.nearest(bytes, base, hi)) {
+            (Some(l), Some(h)) if lo < hi && l.distance() + h.distance() < y - x => Some((l, h)),
+            _ => None,
         };
+        let Some((l, h)) = known else {
+            return lines::count(&bytes[a..b], t);
+        };
+        let inside = h.before(bytes, base, t) - l.before(bytes, base, t);
         inside + lines::count(&bytes[a..index(lo)], t) + lines::count(&bytes[index(hi)..b], t)
     }
 
-    /// Terminators between the region's start and `p` (absolute, in the
-    /// region), counted from the nearest known point `bytes` holds.
-    fn known_before(&self, bytes: &[u8], base: u64, t: u8, p: u64) -> Option<u64> {
+    /// The known point nearest `p` (absolute, in the region) that `bytes`
+    /// (at absolute `base`) holds, to count the terminators before `p`
+    /// from.
+    fn nearest(&self, bytes: &[u8], base: u64, p: u64) -> Option<Near> {
         let total = self.terminators?;
         let held = |abs: u64| abs >= base && abs - base <= bytes.len() as u64;
-        let index = |abs: u64| (abs - base) as usize;
         let after = self.hits.partition_point(|h| h.start <= p);
-        let (prev_at, prev) = match after {
+        let prev = match after {
+            _ if p >= self.known_to => (self.known_to, total),
             0 => (self.from, 0),
             i => (self.hits[i - 1].start, self.hits[i - 1].before),
         };
-        let (next_at, next) = self
-            .hits
-            .get(after)
-            .map_or((self.to, total), |h| (h.start, h.before));
-        let forward = held(prev_at).then(|| p - prev_at);
-        let backward = held(next_at).then(|| next_at - p);
+        let next = match self.hits.get(after) {
+            _ if p >= self.known_to => None,
+            Some(h) => Some((h.start, h.before)),
+            None => Some((self.known_to, total)),
+        };
+        let forward = Some(prev)
+            .filter(|k| held(k.0))
+            .map(|(at, before)| Near { at, before, p });
+        let backward = next
+            .filter(|k| held(k.0))
+            .map(|(at, before)| Near { at, before, p });
         match (forward, backward) {
-            (Some(f), b) if b.is_none_or(|b| f <= b) => {
-                Some(prev + lines::count(&bytes[index(prev_at)..index(p)], t))
-            }
-            (_, Some(_)) => Some(next - lines::count(&bytes[index(p)..index(next_at)], t)),
-            _ => None,
+            (Some(f), Some(b)) if b.distance() < f.distance() => Some(b),
+            (Some(f), _) => Some(f),
+            (None, b) => b,
+        }
+    }
+}
+
+/// A known point of a record near `p`: `before` terminators lie between
+/// the region's start and `at`.
+#[derive(Clone, Copy)]
+struct Near {
+    at: u64,
+    before: u64,
+    p: u64,
+}
+
+impl Near {
+    fn distance(&self) -> u64 {
+        self.at.abs_diff(self.p)
+    }
+
+    /// The terminators between the region's start and `p`.
+    fn before(&self, bytes: &[u8], base: u64, t: u8) -> u64 {
+        let index = |abs: u64| (abs - base) as usize;
+        match self.at <= self.p {
+            true => self.before + lines::count(&bytes[index(self.at)..index(self.p)], t),
+            false => self.before - lines::count(&bytes[index(self.p)..index(self.at)], t),
         }
     }
 }
@@ -261,10 +308,16 @@ struct Claims {
     stop: bool,
     /// The helper will hand over nothing more.
     helper_gone: bool,
+    /// Hits in the records handed over and not yet taken.
+    held: usize,
+    /// The helper claims no more while it holds this many.
+    budget: usize,
 }
 
 impl Relay {
-    pub(super) fn new(regions: usize) -> Relay {
+    /// The relay of `regions`, where the helper holds at most about
+    /// `budget` hits.
+    pub(super) fn new(regions: usize, budget: usize) -> Relay {
         Relay {
             state: Mutex::new(Claims {
                 front: 0,
@@ -272,6 +325,8 @@ impl Relay {
                 records: (0..regions).map(|_| None).collect(),
                 stop: false,
                 helper_gone: false,
+                held: 0,
+                budget,
             }),
             handed: Condvar::new(),
         }
@@ -294,6 +349,7 @@ impl Relay {
         }
         loop {
             if let Some(found) = claims.records[i].take() {
+                claims.held -= found.hits.len();
                 return Some(found);
             }
             if claims.helper_gone {
@@ -327,14 +383,17 @@ impl Relay {
         loop {
             let i = {
                 let mut claims = self.lock();
-                if claims.stop || claims.back <= claims.front {
+                if claims.stop || claims.back <= claims.front || claims.held >= claims.budget {
                     return;
                 }
                 claims.back -= 1;
                 claims.back
             };
             let found = search(i);
-            self.lock().records[i] = Some(found);
+            let mut claims = self.lock();
+            claims.held += found.hits.len();
+            claims.records[i] = Some(found);
+            drop(claims);
             self.handed.notify_all();
         }
     }

@@ -151,11 +151,13 @@ impl Search<'_, '_> {
         let (Some(matcher), true) = (shared, cfg.threads > 1 && regions.len() > 1) else {
             return self.regions(w, &regions, None, mark, spoiled);
         };
-        let relay = Relay::new(regions.len());
+        // The helper holds a few records' worth of hits at most.
+        let relay = Relay::new(regions.len(), cfg.record_hits.saturating_mul(4));
         let wanted = Wanted {
             terminator: t,
             counts: self.opts.line_number || self.opts.invert,
             starts: !self.eff.out_quiet,
+            cap: cfg.record_hits,
         };
         let search = |i: usize| {
             let (from, to) = regions[i];

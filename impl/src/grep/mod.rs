@@ -76,6 +76,10 @@ pub struct GrepConfig {
     /// Threads searching a mapped window: the core's, and with 2 a
     /// helper searching its regions from the back (`ahead.rs`).
     pub threads: usize,
+    /// The most matching lines one of the helper's records holds (32
+    /// bytes each); it holds about four records' worth at most, so that
+    /// a file of short matching lines costs no more memory than one.
+    pub record_hits: usize,
 }
 
 impl Default for GrepConfig {
@@ -86,6 +90,7 @@ impl Default for GrepConfig {
             map_min: 256 * 1024,
             window: 8 << 20,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(2)),
+            record_hits: 16 * 1024,
         }
     }
 }

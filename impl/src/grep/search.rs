@@ -11,7 +11,7 @@ use samebytes_spec::grep::{BinaryFiles, Effective, GrepEnv, GrepOptions, BINARY_
 
 use samebytes_pcre2::MatchFailure;
 
-use super::ahead::Found;
+use super::ahead::{Answer, Found};
 use super::buffer::Window;
 use super::lines;
 use super::matcher::Matcher;
@@ -183,8 +183,8 @@ impl Search<'_, '_> {
         let hay = &w.bytes[..to];
         let mut pos = from;
         let mut trail = NulTrail::new(find_nul, from, self.nul_free(w.base, from));
-        if self.counted_from_record(w, from, to, find_nul) {
-            pos = to;
+        if let Some(known) = self.counted_from_record(w, from, to, find_nul) {
+            pos = known;
         }
         let mut nul_before = |upto: usize| trail.before(hay, upto);
         while pos < to && !self.file.done && self.file.selected < self.limit {
@@ -251,32 +251,32 @@ impl Search<'_, '_> {
         Ok(None)
     }
 
-    /// `-c` takes the matching lines of `w.bytes[from..to]` from the
-    /// record at once, where it knows them all and, with `find_nul`, that
-    /// no NUL lies there: for each, `selected` would only count it.
-    fn counted_from_record(&mut self, w: Window, from: usize, to: usize, find_nul: bool) -> bool {
-        let Some(found) = &self.ahead else {
-            return false;
-        };
+    /// `-c` takes the matching lines of `w.bytes[from..to]` the record
+    /// knows at once, those that end before the first NUL with
+    /// `find_nul`: for each, `selected` would only count it.  Returns
+    /// just after the last one's line, to search on from there.
+    fn counted_from_record(
+        &mut self,
+        w: Window,
+        from: usize,
+        to: usize,
+        find_nul: bool,
+    ) -> Option<usize> {
+        let found = self.ahead.as_ref()?;
         if !self.eff.out_quiet || self.opts.invert || self.eff.done_on_match {
-            return false;
+            return None;
         }
-        let (a, b) = (w.offset(from), w.offset(to));
-        if find_nul && found.nul_free(a) < b {
-            return false;
-        }
-        let room = self.limit - self.file.selected;
-        let Some((taken, last_end)) = found.take(a, b, room) else {
-            return false;
+        let a = w.offset(from);
+        let b = match find_nul {
+            true => found.nul_free(a).min(w.offset(to)),
+            false => w.offset(to),
         };
-        if taken > 0 {
-            let end = w.index(last_end);
-            let terminated = w.bytes.get(end) == Some(&self.terminator);
-            self.file.selected += taken;
-            self.file.after_last_selected = last_end + u64::from(terminated);
-            self.used = true;
-        }
-        true
+        let room = self.limit - self.file.selected;
+        let (lines, after) = found.take(a, b, room)?;
+        self.file.selected += lines;
+        self.file.after_last_selected = after;
+        self.used = true;
+        Some(w.index(after))
     }
 
     /// `-v` selects every line of `w.bytes[from..to]`, one by one.
@@ -554,7 +554,8 @@ impl Search<'_, '_> {
     ) -> Result<Option<usize>, (MatchFailure, usize)> {
         let known = self.ahead.as_ref().filter(|_| in_place);
         match known.and_then(|found| found.find(hay, base, pos)) {
-            Some(answer) => Ok(answer),
+            Some(Answer::Known(answer)) => Ok(answer),
+            Some(Answer::From(from)) => self.matcher.find(hay, from),
             None => self.matcher.find(hay, pos),
         }
     }

@@ -391,6 +391,12 @@ pub fn run_impl(case: &GrepCase, strategy: FileStrategy) -> Outcome {
         // searches every window on one thread.
         window: case.buffer.saturating_mul(2 + case.buffer % 3),
         threads: 2,
+        // Records cut short at their cap, and a helper that stops at its
+        // budget, with small buffers; the binaries' cap with large ones.
+        record_hits: match case.buffer {
+            b if b < 4096 => 1 + b % 7,
+            _ => GrepConfig::default().record_hits,
+        },
     };
     let status = samebytes::grep::run(
         &case.args,
