@@ -360,6 +360,11 @@ impl Search<'_, '_> {
         let at_line = |s: usize| s == 0 || part[s - 1] == t;
         let mut s = 0;
         while s < part.len() && !self.file.done && self.file.selected < self.limit {
+            if let Some(end) = self.known_nul_free(part, base, s) {
+                self.binary_lines(&part[s..end], base + s as u64, false, at_line(s))?;
+                s = end;
+                continue;
+            }
             if let Some(end) = self.nul_free_guess(part, s) {
                 match self.binary_lines(&part[s..end], base + s as u64, true, at_line(s))? {
                     None => {
@@ -407,6 +412,18 @@ impl Search<'_, '_> {
             self.file.done = true;
         }
         Ok(())
+    }
+
+    /// Where a stretch of `part` (at absolute `base`) from `s` that the
+    /// record knows holds no NUL ends: after its last terminator before
+    /// the next NUL, or at the end of the part.
+    fn known_nul_free(&self, part: &[u8], base: u64, s: usize) -> Option<usize> {
+        let free = self.nul_free(base, s).min(part.len());
+        match free {
+            f if f <= s => None,
+            f if f == part.len() => Some(f),
+            f => memchr::memrchr(self.terminator, &part[s..f]).map(|p| s + p + 1),
+        }
     }
 
     /// Where a stretch of `part` from `s` that looks free of NULs ends, to
