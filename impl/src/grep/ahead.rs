@@ -22,6 +22,11 @@
 //! - The bytes are read where the core reads them, inside the window's
 //!   view, so the window's probe covers the helper's reads too: a record
 //!   made from bytes that were not the file's is never confirmed.
+//! - Memory stays bounded: a record stops at `GrepConfig::record_hits`
+//!   matching lines (it then knows its region up to that line, and the
+//!   matcher answers from there), and the helper claims no more regions
+//!   while it holds four records' worth.  PCRE2's matcher takes a lock
+//!   for each search, so `-P` has no helper.
 
 use std::cell::Cell;
 use std::sync::{Condvar, Mutex, MutexGuard};

@@ -12,7 +12,8 @@
 //!   window's regions from the back while the core works from the front,
 //!   and hands each over as a record of facts (where the matching lines
 //!   are, the first NUL, terminator counts); the core searches that region
-//!   through the same code, asking the record instead of the matcher.
+//!   through the same code, asking the record instead of the matcher
+//!   (`answers.rs` sends each question to one or the other).
 //! - `stream.rs`, the **stream strategy**: reads into the line buffer
 //!   (`buffer.rs`: base offset, fill level, the carried partial line) and
 //!   hands whole lines to the core.  It also finishes what the mapped
@@ -40,6 +41,7 @@
 //! depends on how reads arrive.
 
 mod ahead;
+mod answers;
 mod backref;
 mod buffer;
 mod group_copies;
