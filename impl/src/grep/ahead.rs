@@ -403,3 +403,131 @@ impl Relay {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use samebytes_spec::grep::{PatternConfig, Syntax};
+    use samebytes_spec::Locale;
+
+    use super::*;
+    use crate::grep::matcher::Matcher;
+
+    const T: u8 = b'\n';
+    const TEXT: &[u8] = b"foo\nbar foo\n\nxfoo\nbar\n\nfoo foo\nz\n";
+    /// Where `TEXT` sits in the file.
+    const BASE: u64 = 100;
+
+    fn matcher(pattern: &str) -> Matcher {
+        let cfg = PatternConfig {
+            syntax: Syntax::Extended,
+            ignore_case: false,
+            word: false,
+            line: false,
+            locale: Locale::C,
+            terminator: T,
+        };
+        Matcher::build(&[pattern.as_bytes().to_vec()], &cfg)
+            .unwrap_or_else(|_| panic!("{pattern} compiles"))
+            .0
+    }
+
+    /// The line starts of `TEXT`, and its end.
+    fn boundaries() -> Vec<usize> {
+        let mut b = vec![0];
+        b.extend((0..TEXT.len()).filter(|&i| TEXT[i] == T).map(|i| i + 1));
+        b
+    }
+
+    /// The naive reference: the matcher's own answer from `pos` in `hay`,
+    /// less an empty match after the last terminator (in no line).
+    fn matcher_answer(m: &Matcher, hay: &[u8], pos: usize) -> Option<usize> {
+        let found = m.find(hay, pos).unwrap_or_else(|_| panic!("no failure"));
+        found.filter(|&x| x < hay.len() || hay.last() != Some(&T))
+    }
+
+    /// A record of every region of a small text, at every cap, answers
+    /// each search from a line start inside its region as the matcher
+    /// does (or says where the matcher must go on, with nothing before),
+    /// says nothing of a search reaching outside it, and counts
+    /// terminators as a plain count does, between any two bytes.
+    #[test]
+    fn records_answer_as_the_matcher_or_not_at_all() {
+        let lines = boundaries();
+        for pattern in ["foo", "^$", "o+ ?f", "zz", "x?"] {
+            let m = matcher(pattern);
+            let shared = m.shared().expect("not -P");
+            for (i, &from) in lines.iter().enumerate() {
+                for &to in &lines[i + 1..] {
+                    for (cap, counts, starts) in
+                        [(1, true, true), (2, false, true), (3, true, false)]
+                            .into_iter()
+                            .chain((4..=5).map(|cap| (cap, false, false)))
+                    {
+                        let wanted = Wanted {
+                            terminator: T,
+                            counts,
+                            starts,
+                            cap,
+                        };
+                        let found = Found::search(shared, TEXT, BASE, from, to, wanted);
+                        check_answers(&m, &found, (from, to), wanted, pattern);
+                        check_counts(&found, pattern);
+                    }
+                }
+            }
+        }
+    }
+
+    fn check_answers(
+        m: &Matcher,
+        found: &Found,
+        (from, to): (usize, usize),
+        wanted: Wanted,
+        pattern: &str,
+    ) {
+        let lines = boundaries();
+        for &end in &lines[1..] {
+            let hay = &TEXT[..end];
+            for &pos in lines.iter().filter(|&&p| p < end) {
+                let what = format!("{pattern}: region {from}..{to}, hay ..{end}, from {pos}");
+                let want = matcher_answer(m, hay, pos);
+                match found.find(hay, BASE, pos) {
+                    None => assert!(pos < from || end > to, "{what}: unanswered"),
+                    Some(_) if pos < from || end > to => panic!("{what}: answered outside"),
+                    Some(Answer::Known(got)) => {
+                        assert_eq!(got, want, "{what}");
+                        if let Some(x) = got {
+                            check_line(found, hay, (pos, x), wanted, &what);
+                        }
+                    }
+                    Some(Answer::From(at)) => {
+                        assert!(lines.contains(&at) && at >= pos, "{what}: from {at}");
+                        assert!(want.is_none_or(|w| w >= at), "{what}: skipped {want:?}");
+                        assert_eq!(matcher_answer(m, hay, at), want, "{what}: from {at}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The record knows where the line of each match it answered with
+    /// ends, and where it starts when the core asked for starts or counts.
+    fn check_line(found: &Found, hay: &[u8], (pos, x): (usize, usize), wanted: Wanted, what: &str) {
+        let end = lines::end(hay, T, x, hay.len());
+        assert_eq!(found.line_end(BASE, x, hay.len()), Some(end), "{what}: end");
+        let start = found.line_start(BASE, x);
+        if wanted.starts || wanted.counts {
+            assert_eq!(start, Some(lines::start(hay, T, pos, x)), "{what}: start");
+        }
+    }
+
+    fn check_counts(found: &Found, pattern: &str) {
+        for a in 0..=TEXT.len() {
+            for b in a..=TEXT.len() {
+                let want = lines::count(&TEXT[a..b], T);
+                let got = found.terminators(TEXT, BASE, T, a, b);
+                assert_eq!(got, want, "{pattern}: terminators in {a}..{b}");
+            }
+        }
+    }
+}
