@@ -472,6 +472,7 @@ mod tests {
                         let found = Found::search(shared, TEXT, BASE, from, to, wanted);
                         check_answers(&m, &found, (from, to), wanted, pattern);
                         check_counts(&found, pattern);
+                        check_taken(&m, &found, (from, to), pattern);
                     }
                 }
             }
@@ -518,6 +519,58 @@ mod tests {
         let start = found.line_start(BASE, x);
         if wanted.starts || wanted.counts {
             assert_eq!(start, Some(lines::start(hay, T, pos, x)), "{what}: start");
+        }
+    }
+
+    /// The matching lines of `TEXT` that start at or after `a` and end
+    /// before `b`, as (start, end), by the matcher one line at a time.
+    fn matching_lines(m: &Matcher, a: usize, b: usize) -> Vec<(usize, usize)> {
+        let lines = boundaries();
+        let starts = lines.iter().filter(|&&s| s >= a && s < TEXT.len());
+        let whole = starts.map(|&s| (s, lines::end(TEXT, T, s, TEXT.len())));
+        let ending = whole.filter(|&(_, e)| e < b);
+        ending
+            .filter(|&(s, e)| m.is_match(&TEXT[s..e]) == Ok(true))
+            .collect()
+    }
+
+    /// `-c`'s bulk take: the lines it takes from `a` are the first
+    /// matching ones, as many as `room` allows, and every one from `a`
+    /// that ends before `b` when the record knows that far; nothing
+    /// outside the region; and where no NUL lies, the record says so.
+    fn check_taken(m: &Matcher, found: &Found, (from, to): (usize, usize), pattern: &str) {
+        let lines = boundaries();
+        let known_to = (found.known_to - BASE) as usize;
+        assert_eq!(
+            found.nul_free(BASE + from as u64),
+            BASE + known_to as u64,
+            "{pattern}"
+        );
+        for &a in &lines {
+            for &b in &lines {
+                for room in [1, 2, u64::MAX] {
+                    let what =
+                        format!("{pattern}: region {from}..{to}, take {a}..{b}, room {room}");
+                    let taken = found.take(BASE + a as u64, BASE + b as u64, room);
+                    if a < from || b > to {
+                        assert!(taken.is_none(), "{what}: outside");
+                        continue;
+                    }
+                    let (n, after) = taken.map_or((0, a), |(n, x)| (n, (x - BASE) as usize));
+                    let all = matching_lines(m, a, b);
+                    let before_after: Vec<_> = all.iter().filter(|l| l.1 < after).collect();
+                    assert_eq!(
+                        before_after.len() as u64,
+                        n,
+                        "{what}: {all:?}, after {after}"
+                    );
+                    assert!(n <= room && (n == 0 || lines.contains(&after)), "{what}");
+                    let complete = (room as usize).min(all.len());
+                    if b <= known_to {
+                        assert_eq!(n as usize, complete, "{what}: {all:?}");
+                    }
+                }
+            }
         }
     }
 
