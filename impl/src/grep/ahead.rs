@@ -15,21 +15,19 @@
 //!   by the terminator alone), so it holds whatever the binary rule later
 //!   decides; a query it cannot answer exactly (not inside the region, or
 //!   not from a text line start) goes to the matcher.
-//! - The core claims regions from the front, one at a time as it reaches
-//!   them; the helper claims from the back.  The last region of a window
-//!   is always the helper's (unless it could not start), so every window
-//!   of two regions or more is searched through a record.
+//! - Who searches which region is the relay's business (`relay.rs`): the
+//!   core from the front, the helper from the back, the window's last
+//!   region always the helper's.
 //! - The bytes are read where the core reads them, inside the window's
 //!   view, so the window's probe covers the helper's reads too: a record
 //!   made from bytes that were not the file's is never confirmed.
 //! - Memory stays bounded: a record stops at `GrepConfig::record_hits`
 //!   matching lines (it then knows its region up to that line, and the
-//!   matcher answers from there), and the helper claims no more regions
-//!   while it holds four records' worth.  PCRE2's matcher takes a lock
+//!   matcher answers from there), and the relay lets the helper claim no
+//!   more regions while it holds four records' worth.  PCRE2's matcher takes a lock
 //!   for each search, so `-P` has no helper.
 
 use std::cell::Cell;
-use std::sync::{Condvar, Mutex, MutexGuard};
 
 use super::lines;
 use super::matcher::RegexMatcher;
@@ -214,6 +212,16 @@ impl Found {
         (taken > 0).then(|| (taken as u64, self.hits[first + taken - 1].end + 1))
     }
 
+    /// Where the record's region ends (absolute).
+    pub(super) fn to(&self) -> u64 {
+        self.to
+    }
+
+    /// How many matching lines the record holds.
+    pub(super) fn hit_count(&self) -> usize {
+        self.hits.len()
+    }
+
     /// How far from `at` (absolute) the bytes are known to hold no NUL.
     pub(super) fn nul_free(&self, at: u64) -> u64 {
         match self.from <= at && at <= self.nul_free_to {
@@ -292,114 +300,6 @@ impl Near {
         match self.at <= self.p {
             true => self.before + lines::count(&bytes[index(self.at)..index(self.p)], t),
             false => self.before - lines::count(&bytes[index(self.p)..index(self.at)], t),
-        }
-    }
-}
-
-/// The claims on a window's regions, and the records the helper hands
-/// over.
-pub(super) struct Relay {
-    state: Mutex<Claims>,
-    handed: Condvar,
-}
-
-struct Claims {
-    /// The regions before `front` are the core's.
-    front: usize,
-    /// The regions from `back` on are the helper's.
-    back: usize,
-    records: Vec<Option<Found>>,
-    /// The core needs nothing more (it is done, failed, or spoiled).
-    stop: bool,
-    /// The helper will hand over nothing more.
-    helper_gone: bool,
-    /// Hits in the records handed over and not yet taken.
-    held: usize,
-    /// The helper claims no more while it holds this many.
-    budget: usize,
-}
-
-impl Relay {
-    /// The relay of `regions`, where the helper holds at most about
-    /// `budget` hits.
-    pub(super) fn new(regions: usize, budget: usize) -> Relay {
-        Relay {
-            state: Mutex::new(Claims {
-                front: 0,
-                back: regions,
-                records: (0..regions).map(|_| None).collect(),
-                stop: false,
-                helper_gone: false,
-                held: 0,
-                budget,
-            }),
-            handed: Condvar::new(),
-        }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Claims> {
-        // A poisoned lock means the other side panicked; the state is
-        // plain data, still consistent.
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// The core reaches region `i` (in order): `None` when it is the
-    /// core's to search, or the helper's record of it.
-    pub(super) fn claim(&self, i: usize) -> Option<Found> {
-        let mut claims = self.lock();
-        let last = claims.records.len() - 1;
-        if i < claims.back && (i < last || claims.helper_gone) {
-            claims.front = i + 1;
-            return None;
-        }
-        loop {
-            if let Some(found) = claims.records[i].take() {
-                claims.held -= found.hits.len();
-                return Some(found);
-            }
-            if claims.helper_gone {
-                return None;
-            }
-            claims = self.handed.wait(claims).unwrap_or_else(|e| e.into_inner());
-        }
-    }
-
-    /// The core needs nothing more from the helper.
-    pub(super) fn stop(&self) {
-        self.lock().stop = true;
-    }
-
-    /// The helper could not be started.
-    pub(super) fn no_helper(&self) {
-        self.lock().helper_gone = true;
-    }
-
-    /// The helper's loop: claim regions from the back, search each, and
-    /// hand the record over, until the claims meet or the core stops.
-    pub(super) fn help(&self, search: impl Fn(usize) -> Found) {
-        struct Gone<'a>(&'a Relay);
-        impl Drop for Gone<'_> {
-            fn drop(&mut self) {
-                self.0.lock().helper_gone = true;
-                self.0.handed.notify_all();
-            }
-        }
-        let _gone = Gone(self);
-        loop {
-            let i = {
-                let mut claims = self.lock();
-                if claims.stop || claims.back <= claims.front || claims.held >= claims.budget {
-                    return;
-                }
-                claims.back -= 1;
-                claims.back
-            };
-            let found = search(i);
-            let mut claims = self.lock();
-            claims.held += found.hits.len();
-            claims.records[i] = Some(found);
-            drop(claims);
-            self.handed.notify_all();
         }
     }
 }

@@ -25,9 +25,9 @@ use std::io;
 
 use samebytes_spec::grep::BINARY_PREFIX;
 
-use super::ahead::{Found, Relay, Wanted};
+use super::ahead::{Found, Wanted};
 use super::buffer::{LineBuffer, Window};
-use super::lines;
+use super::relay::{region_end, Claim, Relay};
 use super::search::{FileState, Search};
 use super::sink::Stop;
 use super::system::MappedFile;
@@ -132,7 +132,7 @@ impl Search<'_, '_> {
     /// about `cfg.buffer` bytes at a time, moving the mark (and writing
     /// the output held) whenever the probe says the bytes were the file's.
     /// With two threads, a helper searches regions from the back of the
-    /// window meanwhile (`ahead.rs`).
+    /// window meanwhile (`ahead.rs`, `relay.rs`).
     fn window(
         &mut self,
         w: Window,
@@ -145,55 +145,67 @@ impl Search<'_, '_> {
         let Some(last) = memchr::memrchr(t, &w.bytes[from..]) else {
             return WindowEnd::NoWholeLine;
         };
-        let regions = regions(w.bytes, t, from, from + last + 1, cfg.buffer);
+        let lines = (from, from + last + 1);
         // PCRE2's matcher serves one thread at a time.
         let shared = self.matcher.shared();
-        let (Some(matcher), true) = (shared, cfg.threads > 1 && regions.len() > 1) else {
-            return self.regions(w, &regions, None, mark, spoiled);
+        let two = region_end(w.bytes, t, from, lines.1, cfg.buffer) < lines.1;
+        let (Some(matcher), true) = (shared, cfg.threads > 1 && two) else {
+            return self.regions(w, lines, None, mark, spoiled, cfg);
         };
         // The helper holds a few records' worth of hits at most.
-        let relay = Relay::new(regions.len(), cfg.record_hits.saturating_mul(4));
+        let relay = Relay::new(from, lines.1, cfg.record_hits.saturating_mul(4));
         let wanted = Wanted {
             terminator: t,
             counts: self.opts.line_number || self.opts.invert,
             starts: !self.eff.out_quiet,
             cap: cfg.record_hits,
         };
-        let search = |i: usize| {
-            let (from, to) = regions[i];
-            Found::search(matcher, w.bytes, w.base, from, to, wanted)
-        };
+        let search = |from, to| Found::search(matcher, w.bytes, w.base, from, to, wanted);
         std::thread::scope(|scope| {
-            let helper = std::thread::Builder::new().spawn_scoped(scope, || relay.help(search));
-            if helper.is_err() {
+            let help = || relay.help(w.bytes, t, cfg.buffer, search);
+            if std::thread::Builder::new()
+                .spawn_scoped(scope, help)
+                .is_err()
+            {
                 relay.no_helper();
             }
-            let end = self.regions(w, &regions, Some(&relay), mark, spoiled);
+            let end = self.regions(w, lines, Some(&relay), mark, spoiled, cfg);
             relay.stop();
             end
         })
     }
 
-    /// Search `regions` of the window in order, each through the helper's
-    /// record where the relay hands one over.
+    /// Search the window's `lines` in order, a region at a time, each
+    /// through the helper's record where the relay hands one over.
     fn regions(
         &mut self,
         w: Window,
-        regions: &[(usize, usize)],
+        (from, complete): (usize, usize),
         relay: Option<&Relay>,
         mark: &mut Mark,
         spoiled: &dyn Fn() -> bool,
+        cfg: &GrepConfig,
     ) -> WindowEnd {
         let probe = w.index(BINARY_PREFIX as u64).min(w.bytes.len());
-        let complete = regions.last().map_or(0, |r| r.1);
-        for (i, &(from, to)) in regions.iter().enumerate() {
+        let mut at = from;
+        while at < complete {
+            let end = region_end(w.bytes, self.terminator, at, complete, cfg.buffer);
+            let to = match relay.map(|r| r.claim(at, end)) {
+                Some(Claim::Record(found)) => {
+                    let to = w.index(found.to());
+                    self.ahead = Some(found);
+                    to
+                }
+                Some(Claim::Own(to)) => to,
+                None => end,
+            };
             let seen = Window {
                 bytes: &w.bytes[..to.max(probe)],
                 base: w.base,
             };
-            self.ahead = relay.and_then(|r| r.claim(i));
-            let searched = self.region(seen, from, to);
+            let searched = self.region(seen, at, to);
             self.ahead = None;
+            at = to;
             if let Err(stop) = searched {
                 return match spoiled() {
                     true => WindowEnd::Spoiled,
@@ -232,69 +244,6 @@ impl Search<'_, '_> {
             file: self.file.clone(),
             used: self.used,
             held: self.sink.buf.len(),
-        }
-    }
-}
-
-/// The regions of whole lines `bytes[from..complete]` is searched in, as
-/// (start, end): each ends as [`region_end`] says.
-fn regions(bytes: &[u8], t: u8, from: usize, complete: usize, size: usize) -> Vec<(usize, usize)> {
-    let mut regions = Vec::new();
-    let mut at = from;
-    while at < complete {
-        let to = region_end(bytes, t, at, complete, size);
-        regions.push((at, to));
-        at = to;
-    }
-    regions
-}
-
-/// The end of the region from `from`: after the last terminator within
-/// `size` bytes, or after the first one past them; at most `complete`
-/// (just after a terminator).
-fn region_end(bytes: &[u8], t: u8, from: usize, complete: usize, size: usize) -> usize {
-    let reach = from.saturating_add(size.max(1));
-    if reach >= complete {
-        return complete;
-    }
-    match memchr::memrchr(t, &bytes[from..reach]) {
-        Some(p) => from + p + 1,
-        None => lines::end(bytes, t, reach, complete) + 1,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The naive reference: the region is the whole lines that start
-    /// within `size` bytes of `from`, and at least one.
-    fn region_end_naive(bytes: &[u8], t: u8, from: usize, complete: usize, size: usize) -> usize {
-        let mut end = from;
-        let mut at = from;
-        while at < complete {
-            let e = (at..complete).find(|&i| bytes[i] == t).unwrap() + 1;
-            if end > from && e > from + size.max(1) {
-                break;
-            }
-            end = e;
-            at = e;
-        }
-        end
-    }
-
-    #[test]
-    fn regions_end_after_whole_lines_at_every_position_and_size() {
-        let bytes = b"a\nbb\n\nccc\ndddd\ne\n\n\nffffff\ng\n";
-        for from in 0..bytes.len() {
-            if from > 0 && bytes[from - 1] != b'\n' {
-                continue;
-            }
-            for size in 0..12 {
-                let got = region_end(bytes, b'\n', from, bytes.len(), size);
-                let want = region_end_naive(bytes, b'\n', from, bytes.len(), size);
-                assert_eq!(got, want, "from {from}, size {size}");
-            }
         }
     }
 }

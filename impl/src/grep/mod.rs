@@ -9,7 +9,8 @@
 //!   time; output waits in the sink until the window is known intact, and
 //!   a window the file shrank under is rolled back and read instead.
 //! - `ahead.rs`, **look-ahead**: on two cores a helper thread searches a
-//!   window's regions from the back while the core works from the front,
+//!   window's regions from the back while the core works from the front
+//!   (`relay.rs` holds the claims, each side cutting its own regions),
 //!   and hands each over as a record of facts (where the matching lines
 //!   are, the first NUL, terminator counts); the core searches that region
 //!   through the same code, asking the record instead of the matcher
@@ -50,6 +51,7 @@ mod mapped;
 mod matcher;
 mod output;
 mod perl;
+mod relay;
 mod run;
 mod search;
 mod sink;
