@@ -32,7 +32,7 @@ pub(super) fn back(hay: &[u8], t: u8, floor: usize, at: usize, n: u64) -> usize 
 
 /// How many terminators `bytes` holds.
 pub(super) fn count(bytes: &[u8], t: u8) -> u64 {
-    memchr::memchr_iter(t, bytes).count() as u64
+    crate::sys::count_byte(bytes, t)
 }
 
 /// Just after the `n`-th terminator (from 1) of `bytes`, if it has that

@@ -350,8 +350,8 @@ fn next_separator(piece: &[u8], from: usize, nbsp_separates: bool) -> Option<(us
 /// `POSIXLY_CORRECT`, so with `NBSP`) the byte 0xA0, which the C locale
 /// maps to U+00A0 NO-BREAK SPACE.  In a UTF-8 piece `NBSP` is false and
 /// every non-ASCII byte is a word byte.
-/// Below this size a block's newlines are counted by a plain loop: memchr's
-/// AVX2 count would first detect the CPU's features, and on a virtual
+/// Below this size a block's newlines are counted by a plain loop: the
+/// SIMD count would first detect the CPU's features, and on a virtual
 /// machine each CPUID traps to the hypervisor, which costs a one-line
 /// input about a twentieth of its whole run.
 const SMALL_BLOCK: usize = 4096;
@@ -360,7 +360,7 @@ fn count_newlines(data: &[u8]) -> u64 {
     if data.len() < SMALL_BLOCK {
         data.iter().filter(|&&b| b == b'\n').count() as u64
     } else {
-        memchr::memchr_iter(b'\n', data).count() as u64
+        crate::sys::count_byte(data, b'\n')
     }
 }
 
