@@ -1090,6 +1090,20 @@ fn count_byte_avx512(bytes: &[u8], needle: u8) -> u64 {
     total + u64::from(_mm512_mask_cmpeq_epi8_mask(lanes, v, n).count_ones())
 }
 
+/// Ask the CPU to bring the cache line holding `bytes[at]` in, without
+/// waiting for it; nothing happens where there is no such byte.
+#[inline]
+pub fn prefetch(bytes: &[u8], at: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(byte) = bytes.get(at) {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch is a hint: it never faults (not even on a
+        // page the file was cut short under) and reads nothing into the
+        // program; the pointer is in bounds anyway.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(byte).cast()) }
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Windowed, SIGBUS-guarded read-only mappings.
 //

@@ -249,13 +249,42 @@ impl Found {
         inside + lines::count(&bytes[a..index(lo)], t) + lines::count(&bytes[index(hi)..b], t)
     }
 
+    /// How many hits start at or before `p` (absolute): looked for next to
+    /// the cursor first, where the core's questions are, else bisected.
+    fn starting_by(&self, p: u64) -> usize {
+        let n = self.hits.len();
+        let c = self.cursor.get().min(n);
+        let fits = |i: usize| {
+            (i == 0 || self.hits[i - 1].start <= p) && (i == n || self.hits[i].start > p)
+        };
+        let near = (c.saturating_sub(1)..=(c + 1).min(n)).find(|&i| fits(i));
+        near.unwrap_or_else(|| self.hits.partition_point(|h| h.start <= p))
+    }
+
+    /// Ask for the line of the hit a few after the cursor to be brought
+    /// into the cache (`hay` at absolute `base`): the core prints the
+    /// helper's lines in order, and they lie too far apart for the
+    /// hardware to guess.
+    pub(super) fn prefetch_ahead(&self, hay: &[u8], base: u64) {
+        const AHEAD: usize = 4;
+        let Some(hit) = self.hits.get(self.cursor.get() + AHEAD) else {
+            return;
+        };
+        let lines = (hit.start..hit.end).step_by(64).take(4);
+        for at in lines.chain([hit.end]) {
+            if let Some(i) = at.checked_sub(base) {
+                crate::sys::prefetch(hay, i as usize);
+            }
+        }
+    }
+
     /// The known point nearest `p` (absolute, in the region) that `bytes`
     /// (at absolute `base`) holds, to count the terminators before `p`
     /// from.
     fn nearest(&self, bytes: &[u8], base: u64, p: u64) -> Option<Near> {
         let total = self.terminators?;
         let held = |abs: u64| abs >= base && abs - base <= bytes.len() as u64;
-        let after = self.hits.partition_point(|h| h.start <= p);
+        let after = self.starting_by(p);
         let prev = match after {
             _ if p >= self.known_to => (self.known_to, total),
             0 => (self.from, 0),

@@ -63,7 +63,12 @@ impl Search<'_, '_> {
     ) -> Result<Option<usize>, (MatchFailure, usize)> {
         let known = self.ahead.as_ref().filter(|_| in_place);
         match known.and_then(|found| found.find(hay, base, pos)) {
-            Some(Answer::Known(answer)) => Ok(answer),
+            Some(Answer::Known(answer)) => {
+                if !self.eff.out_quiet {
+                    known.inspect(|found| found.prefetch_ahead(hay, base));
+                }
+                Ok(answer)
+            }
             Some(Answer::From(from)) => self.matcher.find(hay, from),
             None => self.matcher.find(hay, pos),
         }

@@ -11,16 +11,23 @@ use super::search::Search;
 use super::sink::Stop;
 
 impl Search<'_, '_> {
+    /// A line's prefix: the name then `sep` (a NUL with `-Z`), the line
+    /// number with `-n`, the byte offset with `-b`, each followed by
+    /// `sep` (`:` for a selected line, `-` for context).
     fn prefix(&mut self, number: u64, offset: u64, sep: u8) {
-        let name = self.with_filename.then_some(self.name.as_slice());
-        samebytes_spec::grep::write_prefix(
-            &mut self.sink.buf,
-            self.opts,
-            name,
-            number,
-            offset,
-            sep,
-        );
+        let out = &mut self.sink.buf;
+        if self.with_filename {
+            out.extend_from_slice(&self.name);
+            out.push(if self.opts.null_after_name { 0 } else { sep });
+        }
+        if self.opts.line_number {
+            push_decimal(out, number);
+            out.push(sep);
+        }
+        if self.opts.byte_offset {
+            push_decimal(out, offset);
+            out.push(sep);
+        }
     }
 
     pub(super) fn encoding_error(&self, text: &[u8]) -> bool {
@@ -158,5 +165,40 @@ impl Search<'_, '_> {
             at = e + 1;
         }
         Ok(())
+    }
+}
+
+/// The decimal digits of `n`, made from the last one back in a buffer
+/// as long as `u64::MAX`'s; no allocation, as `to_string` would make for
+/// every printed line.
+fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_decimal;
+
+    /// Every number of up to three digits, and both sides of every power
+    /// of ten up to `u64::MAX`, read as Rust's own formatting writes them.
+    #[test]
+    fn decimals_are_written_as_formatting_writes_them() {
+        let powers = (0..20).map(|e| 10u64.pow(e));
+        let edges = powers.flat_map(|p| [p - 1, p, p + 1]);
+        for n in (0..1000).chain(edges).chain([u64::MAX - 1, u64::MAX]) {
+            let mut out = b"x".to_vec();
+            push_decimal(&mut out, n);
+            assert_eq!(out, format!("x{n}").into_bytes());
+        }
     }
 }
