@@ -1238,6 +1238,16 @@ impl MappedWindow {
     /// window has vanished (its bytes read as zeros from there on).
     /// Returns what `f` returned and whether a page vanished at all.
     pub fn read_probing<R>(self, f: impl FnOnce(&[u8], &dyn Fn() -> bool) -> R) -> (R, bool) {
+        let (r, faulted, _unmapped_here) = self.read_probing_retired(f);
+        (r, faulted)
+    }
+
+    /// As [`MappedWindow::read_probing`], but the window is not unmapped
+    /// here: it comes back retired, to be unmapped wherever it is dropped.
+    pub fn read_probing_retired<R>(
+        self,
+        f: impl FnOnce(&[u8], &dyn Fn() -> bool) -> R,
+    ) -> (R, bool, RetiredWindow) {
         GUARD.faulted.store(false, Ordering::SeqCst);
         GUARD.start.store(self.ptr as usize, Ordering::SeqCst);
         GUARD.len.store(self.map_len, Ordering::SeqCst);
@@ -1250,7 +1260,34 @@ impl MappedWindow {
             unsafe { std::slice::from_raw_parts((self.ptr as *const u8).add(self.skip), self.len) };
         let r = f(bytes, &|| GUARD.faulted.load(Ordering::SeqCst));
         GUARD.len.store(0, Ordering::SeqCst);
-        (r, GUARD.faulted.swap(false, Ordering::SeqCst))
+        let faulted = GUARD.faulted.swap(false, Ordering::SeqCst);
+        let window = ManuallyDrop::new(self);
+        let retired = RetiredWindow {
+            addr: window.ptr as usize,
+            len: window.map_len,
+        };
+        (r, faulted, retired)
+    }
+}
+
+/// A window no longer read and still mapped: dropping it unmaps it, on
+/// whichever thread drops it.  Zapping a window's pages costs a quarter
+/// of what faulting them in did, so grep's helper thread unmaps the last
+/// window while the core searches the next.
+pub struct RetiredWindow {
+    addr: usize,
+    len: usize,
+}
+
+impl Drop for RetiredWindow {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the region returned by mmap in
+        // `MappedWindow::map`, once (the window was consumed into this);
+        // nothing refers to it any more: the only slice of its bytes was
+        // lent to the reader in `read_probing_retired`, which returned.
+        unsafe {
+            libc::munmap(self.addr as *mut libc::c_void, self.len);
+        }
     }
 }
 

@@ -30,7 +30,7 @@ use super::buffer::{LineBuffer, Window};
 use super::relay::{region_end, Claim, Relay};
 use super::search::{FileState, Search};
 use super::sink::Stop;
-use super::system::MappedFile;
+use super::system::{Leftover, MappedFile};
 use super::GrepConfig;
 
 /// A point the search can come back to: everything before it was read
@@ -107,8 +107,8 @@ impl Search<'_, '_> {
             let reaches_end = mark.keep + len as u64 == size;
             let base = mark.keep;
             let mut end = WindowEnd::Spoiled;
-            let viewed = file.view(base, len, &mut |bytes, spoiled| {
-                end = self.window(Window { bytes, base }, &mut mark, spoiled, cfg);
+            let viewed = file.view(base, len, &mut |bytes, spoiled, leftover| {
+                end = self.window(Window { bytes, base }, &mut mark, spoiled, leftover, cfg);
             });
             if viewed.is_err() {
                 return Ok(mark);
@@ -132,12 +132,14 @@ impl Search<'_, '_> {
     /// about `cfg.buffer` bytes at a time, moving the mark (and writing
     /// the output held) whenever the probe says the bytes were the file's.
     /// With two threads, a helper searches regions from the back of the
-    /// window meanwhile (`ahead.rs`, `relay.rs`).
+    /// window meanwhile (`ahead.rs`, `relay.rs`), after it has unmapped
+    /// the window before, the `leftover`.
     fn window(
         &mut self,
         w: Window,
         mark: &mut Mark,
         spoiled: &dyn Fn() -> bool,
+        leftover: Leftover,
         cfg: &GrepConfig,
     ) -> WindowEnd {
         let t = self.terminator;
@@ -161,8 +163,12 @@ impl Search<'_, '_> {
             cap: cfg.record_hits,
         };
         let search = |from, to| Found::search(matcher, w.bytes, w.base, from, to, wanted);
+        let relay = &relay;
         std::thread::scope(|scope| {
-            let help = || relay.help(w.bytes, t, cfg.buffer, search);
+            let help = move || {
+                drop(leftover);
+                relay.help(w.bytes, t, cfg.buffer, search);
+            };
             if std::thread::Builder::new()
                 .spawn_scoped(scope, help)
                 .is_err()

@@ -60,7 +60,7 @@ mod system;
 mod translate;
 
 pub use run::run;
-pub use system::{GrepInput, GrepSystem, MappedFile, SearchWindow, SystemGrep};
+pub use system::{GrepInput, GrepSystem, Leftover, MappedFile, SearchWindow, SystemGrep};
 
 /// Tunables; the tests shrink the buffer to force every boundary case.
 #[derive(Clone, Copy, Debug)]

@@ -27,9 +27,18 @@ impl GrepInput {
     }
 }
 
-/// What the mapped strategy does with one window: its bytes, and the
-/// probe (see [`MappedFile::view`]).
-pub type SearchWindow<'a> = dyn FnMut(&[u8], &dyn Fn() -> bool) + 'a;
+/// What the mapped strategy does with one window: its bytes, the probe,
+/// and the window before it (see [`MappedFile::view`]).
+pub type SearchWindow<'a> = dyn FnMut(&[u8], &dyn Fn() -> bool, Leftover) + 'a;
+
+/// The window viewed before, still mapped: whoever drops this unmaps it
+/// (grep's helper thread, while the core searches).  A view with nothing
+/// mapped before it passes none.
+#[derive(Default)]
+pub struct Leftover {
+    /// Held only to be dropped.
+    _window: Option<crate::sys::RetiredWindow>,
+}
 
 /// A regular file as the mapped strategy sees it.  Offsets count from
 /// where this read of the file starts (a regular stdin may start inside
@@ -42,7 +51,8 @@ pub trait MappedFile {
     /// the file held.  `f` also gets a probe, true once some byte it may
     /// have read was not the file's: a page vanished (truncation, or a bad
     /// page) and reads as zeros, or the file shrank below the window's end
-    /// (the tail of its last page reads as zeros without any fault).  An
+    /// (the tail of its last page reads as zeros without any fault).  It
+    /// gets the window viewed before too, to drop where it likes.  An
     /// error: the window could not be viewed, so read from here on.
     fn view(&mut self, offset: u64, len: usize, f: &mut SearchWindow) -> io::Result<()>;
     /// Read on with read(2) from `offset`: the rest of a file viewed to
@@ -55,6 +65,8 @@ struct MappedFd {
     input: crate::fdinput::FdInput,
     /// Where this read of the file started.
     start: u64,
+    /// The window viewed last, not yet unmapped.
+    retired: Option<crate::sys::RetiredWindow>,
 }
 
 impl MappedFile for MappedFd {
@@ -70,10 +82,14 @@ impl MappedFile for MappedFd {
         let window = crate::sys::MappedWindow::map(self.input.file(), at, len)?;
         let fd = self.input.raw_fd();
         let end = at + len as u64;
-        window.read_probing(|bytes, vanished| {
+        let leftover = Leftover {
+            _window: self.retired.take(),
+        };
+        let ((), _, retired) = window.read_probing_retired(|bytes, vanished| {
             let spoiled = || vanished() || crate::sys::fstat(fd).map_or(true, |i| i.size < end);
-            f(bytes, &spoiled)
+            f(bytes, &spoiled, leftover)
         });
+        self.retired = Some(retired);
         Ok(())
     }
 
@@ -174,7 +190,11 @@ impl GrepSystem for SystemGrep {
                 self.stdin_start = Some(start);
             }
             if info.size.saturating_sub(start) >= self.map_min {
-                return Ok(GrepInput::Mapped(Box::new(MappedFd { input, start })));
+                return Ok(GrepInput::Mapped(Box::new(MappedFd {
+                    input,
+                    start,
+                    retired: None,
+                })));
             }
             crate::sys::advise_sequential(input.raw_fd());
         }

@@ -15,7 +15,7 @@ use crate::order;
 use std::io;
 
 use crate::schedule::{self, ChunkedReader, ReadSchedule, ShortWriter, WriteSchedule};
-use samebytes::grep::{GrepConfig, GrepInput, GrepSystem, MappedFile, SearchWindow};
+use samebytes::grep::{GrepConfig, GrepInput, GrepSystem, Leftover, MappedFile, SearchWindow};
 use samebytes_spec::grep::{GrepEnv, GrepStdout, BINARY_PREFIX};
 use samebytes_spec::world::{Node, World};
 use samebytes_spec::{Errno, Locale, Outcome};
@@ -355,10 +355,12 @@ impl MappedFile for ModelMapped {
         };
         let asked = std::cell::Cell::new(0);
         let lying = self.views == self.spoiled_view;
-        f(&bytes, &|| {
+        let probe = || {
             asked.set(asked.get() + 1);
             bad_page || (lying && asked.get() > 1)
-        });
+        };
+        // Nothing here is mapped: no window is left to unmap.
+        f(&bytes, &probe, Leftover::default());
         Ok(())
     }
 
