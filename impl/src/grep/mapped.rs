@@ -175,7 +175,7 @@ impl Search<'_, '_> {
             {
                 relay.no_helper();
             }
-            let end = self.regions(w, lines, Some(&relay), mark, spoiled, cfg);
+            let end = self.regions(w, lines, Some(relay), mark, spoiled, cfg);
             relay.stop();
             end
         })
