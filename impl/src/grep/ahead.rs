@@ -401,6 +401,7 @@ mod tests {
                         let found = Found::search(shared, TEXT, BASE, from, to, wanted);
                         check_answers(&m, &found, (from, to), wanted, pattern);
                         check_counts(&found, pattern);
+                        check_nearest(&found, pattern);
                         check_taken(&m, &found, (from, to), pattern);
                     }
                 }
@@ -509,6 +510,25 @@ mod tests {
                 let want = lines::count(&TEXT[a..b], T);
                 let got = found.terminators(TEXT, BASE, T, a, b);
                 assert_eq!(got, want, "{pattern}: terminators in {a}..{b}");
+            }
+        }
+    }
+
+    /// Of the record's known points that the bytes hold (the region's
+    /// start, each hit's line start, where its knowledge ends), `nearest`
+    /// picks one nearest to `p`, when the record counts.
+    fn check_nearest(found: &Found, pattern: &str) {
+        let mut known = vec![found.from, found.known_to];
+        known.extend(found.hits.iter().map(|h| h.start));
+        let n = TEXT.len();
+        for (a, b) in [(0, n), (n / 2, n), (0, n / 2), (n / 4, n * 3 / 4)] {
+            let (bytes, base) = (&TEXT[a..b], BASE + a as u64);
+            let held = |abs: u64| abs >= base && abs - base <= bytes.len() as u64;
+            for p in found.from.max(base)..=found.to.min(base + bytes.len() as u64) {
+                let near = known.iter().filter(|&&k| held(k)).map(|&k| k.abs_diff(p));
+                let want = found.terminators.and(near.min());
+                let got = found.nearest(bytes, base, p).map(|n| n.distance());
+                assert_eq!(got, want, "{pattern}: nearest {p} in bytes from {base}");
             }
         }
     }

@@ -205,7 +205,12 @@ pub(super) fn region_start(bytes: &[u8], t: u8, floor: usize, to: usize, size: u
 
 #[cfg(test)]
 mod tests {
+    use samebytes_spec::grep::{PatternConfig, Syntax};
+    use samebytes_spec::Locale;
+
     use super::*;
+    use crate::grep::ahead::Wanted;
+    use crate::grep::matcher::Matcher;
 
     const T: u8 = b'\n';
     const BYTES: &[u8] = b"a\nbb\n\nccc\ndddd\ne\n\n\nffffff\ng\n";
@@ -263,5 +268,171 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A record of `BYTES[a..b]`: every line but an empty one matches;
+    /// at most two a record.
+    fn record(a: usize, b: usize) -> Found {
+        let cfg = PatternConfig {
+            syntax: Syntax::Basic,
+            ignore_case: false,
+            word: false,
+            line: false,
+            locale: Locale::C,
+            terminator: T,
+        };
+        let built = Matcher::build(&[b".".to_vec()], &cfg).unwrap_or_else(|_| panic!("compiles"));
+        let wanted = Wanted {
+            terminator: T,
+            counts: true,
+            starts: true,
+            cap: 2,
+        };
+        Found::search(built.0.shared().expect("not -P"), BYTES, 0, a, b, wanted)
+    }
+
+    /// Search the window's lines from `from` as the core does, taking the
+    /// relay's answers: each piece as (start, end, whether a record).
+    fn core(relay: &Relay, from: usize, size: usize) -> Vec<(usize, usize, bool)> {
+        let complete = BYTES.len();
+        let mut pieces = Vec::new();
+        let mut at = from;
+        while at < complete {
+            let end = region_end(BYTES, T, at, complete, size);
+            let piece = match relay.claim(at, end) {
+                Claim::Own(to) => {
+                    assert!(to > at && to <= end, "own {at}..{to}, cut at {end}");
+                    (at, to, false)
+                }
+                Claim::Record(found) => (at, found.to() as usize, true),
+            };
+            assert!(piece.1 > piece.0, "an empty piece: {pieces:?}, {piece:?}");
+            pieces.push(piece);
+            at = piece.1;
+        }
+        pieces
+    }
+
+    /// The window's lines from `from` searched by the core and a helper
+    /// thread.
+    fn pieces(from: usize, size: usize, budget: usize) -> Vec<(usize, usize, bool)> {
+        let relay = Relay::new(from, BYTES.len(), budget);
+        std::thread::scope(|scope| {
+            scope.spawn(|| relay.help(BYTES, T, size, record));
+            let pieces = core(&relay, from, size);
+            relay.stop();
+            pieces
+        })
+    }
+
+    /// The pieces tile the window's lines from `from` in order, each cut
+    /// at a line start.
+    fn check_tiling(pieces: &[(usize, usize, bool)], from: usize, what: &str) {
+        let starts = line_starts();
+        assert_eq!(pieces[0].0, from, "{what}");
+        assert!(pieces.windows(2).all(|p| p[0].1 == p[1].0), "{what}");
+        assert!(pieces.iter().all(|p| starts.contains(&p.1)), "{what}");
+        assert_eq!(pieces.last().map(|p| p.1), Some(BYTES.len()), "{what}");
+    }
+
+    /// Whatever the scheduling: the core's regions and the helper's
+    /// records tile the window's lines in order, cut at line starts, and
+    /// the last piece is the helper's; a helper with no budget claims
+    /// nothing.
+    #[test]
+    fn the_core_and_the_helper_tile_the_window_and_the_helper_ends_it() {
+        let starts = line_starts();
+        for &from in &starts[..starts.len() - 1] {
+            for size in 1..12 {
+                for _ in 0..20 {
+                    let got = pieces(from, size, usize::MAX);
+                    let what = format!("from {from}, size {size}: {got:?}");
+                    check_tiling(&got, from, &what);
+                    assert_eq!(got.last().map(|p| p.2), Some(true), "{what}");
+                }
+                let alone = pieces(from, size, 0);
+                check_tiling(&alone, from, "no budget");
+                assert!(alone.iter().all(|p| !p.2), "no budget: {alone:?}");
+            }
+        }
+    }
+
+    /// A helper that fails (panics) while searching a region leaves it to
+    /// the core, which searches it up to the next record, and takes the
+    /// records handed over before.
+    #[test]
+    fn a_region_the_helper_failed_on_is_searched_by_the_core() {
+        for size in 1..6 {
+            for fail_at in 1..5 {
+                let relay = Relay::new(0, BYTES.len(), usize::MAX);
+                let searched = std::cell::Cell::new(0);
+                let search = |a, b| {
+                    searched.set(searched.get() + 1);
+                    assert!(searched.get() != fail_at, "fails on purpose");
+                    record(a, b)
+                };
+                let failed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    relay.help(BYTES, T, size, search);
+                }));
+                let what = format!("size {size}, failing at {fail_at}");
+                assert_eq!(failed.is_err(), searched.get() >= fail_at, "{what}");
+                let got = core(&relay, 0, size);
+                check_tiling(&got, 0, &format!("{what}: {got:?}"));
+                let records = got.iter().filter(|p| p.2).count();
+                assert_eq!(
+                    records,
+                    (fail_at - 1).min(searched.get()),
+                    "{what}: {got:?}"
+                );
+            }
+        }
+    }
+
+    /// The helper, run to its end before the core starts: it claims
+    /// regions (a line each here) from the back until it holds `budget`
+    /// hits, then leaves; the hits the core takes are its to claim again;
+    /// it claims nothing once the core has stopped; and a core with no
+    /// helper searches to the end alone.
+    #[test]
+    fn the_helper_claims_from_the_back_within_its_budget() {
+        let complete = BYTES.len();
+        let help = |relay: &Relay| relay.help(BYTES, T, 1, record);
+        let state = |relay: &Relay| {
+            let claims = relay.lock();
+            (claims.back, claims.held, claims.records.len())
+        };
+        // The matching (non-empty) lines from `at` on, counted plainly.
+        let matching = |at: usize| {
+            BYTES[at..]
+                .split(|&b| b == T)
+                .filter(|l| !l.is_empty())
+                .count()
+        };
+        let relay = Relay::new(0, complete, 3);
+        help(&relay);
+        let (back, held, records) = state(&relay);
+        let want = line_starts()
+            .into_iter()
+            .filter(|&s| matching(s) >= 3)
+            .max();
+        assert_eq!(Some(back), want, "{records} records");
+        assert_eq!(held, matching(back));
+        // The core takes them; their hits no longer count.
+        let pieces = core(&relay, back, 1);
+        assert!(pieces.iter().all(|p| p.2), "{pieces:?}");
+        assert_eq!(state(&relay).1, 0);
+        help(&relay);
+        assert!(state(&relay).0 < back, "nothing claimed again");
+        // Stopped, the helper claims nothing.
+        let stopped = Relay::new(0, complete, usize::MAX);
+        stopped.stop();
+        help(&stopped);
+        assert_eq!(state(&stopped), (complete, 0, 0));
+        // With no helper the core goes to the end alone.
+        let alone = Relay::new(0, complete, usize::MAX);
+        alone.no_helper();
+        let pieces = core(&alone, 0, 3);
+        check_tiling(&pieces, 0, "no helper");
+        assert!(pieces.iter().all(|p| !p.2), "{pieces:?}");
     }
 }
