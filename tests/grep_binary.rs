@@ -254,11 +254,29 @@ fn a_file_truncated_during_the_search() {
         ("65536", "0", "1048576"),
         ("4096", "0", "65536"),
     ];
-    for (buffer, map_min, window) in ways {
-        truncated_under(&["-n", "matches", "big"], b'\n', buffer, map_min, window);
+    // Cut to 1000 bytes, the pages past them vanish (a read of them
+    // faults); cut by 100 bytes only, under one window holding the whole
+    // file, nothing faults: the tail of the last page reads as zeros, and
+    // only the file's size says so.
+    let cuts = [Cut::To(1000), Cut::By(100)];
+    let one_window = ("262144", "0", "33554432");
+    for (cut, (buffer, map_min, window)) in ways
+        .map(|way| (cuts[0], way))
+        .into_iter()
+        .chain([(cuts[1], one_window)])
+    {
+        truncated_under(
+            &["-n", "matches", "big"],
+            b'\n',
+            cut,
+            buffer,
+            map_min,
+            window,
+        );
         truncated_under(
             &["-z", "-n", "-v", "zzz", "big"],
             0,
+            cut,
             buffer,
             map_min,
             window,
@@ -266,7 +284,14 @@ fn a_file_truncated_during_the_search() {
     }
 }
 
-fn truncated_under(args: &[&str], t: u8, buffer: &str, map_min: &str, window: &str) {
+/// Where the file is cut: to a size, or by some bytes.
+#[derive(Clone, Copy, Debug)]
+enum Cut {
+    To(u64),
+    By(u64),
+}
+
+fn truncated_under(args: &[&str], t: u8, cut: Cut, buffer: &str, map_min: &str, window: &str) {
     let s = Scratch::new("grep-trunc");
     let mut line = b"a line that matches the pattern, long enough to fill pages".to_vec();
     line.push(t);
@@ -291,7 +316,10 @@ fn truncated_under(args: &[&str], t: u8, buffer: &str, map_min: &str, window: &s
         .write(true)
         .open(&path)
         .expect("open for truncation")
-        .set_len(1000)
+        .set_len(match cut {
+            Cut::To(size) => size,
+            Cut::By(bytes) => data.len() as u64 - bytes,
+        })
         .expect("truncate");
     let mut rest = Vec::new();
     stdout.read_to_end(&mut rest).expect("rest of output");
@@ -329,7 +357,7 @@ fn truncated_under(args: &[&str], t: u8, buffer: &str, map_min: &str, window: &s
     assert_same(
         &Outcome::unplaced(first, stderr, status.code().unwrap_or(-1)),
         &expected,
-        &format!("{args:?} truncated after {read} bytes, buffer {buffer}, map_min {map_min}, window {window}"),
+        &format!("{args:?} cut {cut:?}, read {read} bytes, buffer {buffer}, map_min {map_min}, window {window}"),
     );
 }
 
