@@ -235,6 +235,26 @@ fn max_count_repositions_stdin_in_text_and_binary_parts() {
             }
         }
     }
+    // Two NULs in the binary part, whole matching lines between, `-m`
+    // stopping on either side of the second: the lines before a NUL's
+    // line are searched at their own offset (stdin is left there).
+    let mut head = b"x\0x\n".to_vec();
+    for pad in 0..8 {
+        let mut twice = head.clone();
+        twice.extend_from_slice(b"x\nx\0no\nx\nx\n");
+        head.insert(2, b'y');
+        for m in 2..6 {
+            let m = format!("-m{m}").into_bytes();
+            let args: &[&[u8]] = &[b"-c", &m, b"x", b"-", b"-"];
+            for buffer in [3, 7, 4096] {
+                let mut case = stream_case(args, twice.clone(), buffer, pad % 2 == 0);
+                case.world.stdin.node = Node::Regular(twice.clone());
+                if let Err(m) = check_grep(&case) {
+                    panic!("{m}");
+                }
+            }
+        }
+    }
     for data in [text.to_vec(), binary] {
         for args in arg_sets {
             for buffer in [1, 5, 4096] {

@@ -205,7 +205,6 @@ pub(super) fn region_start(bytes: &[u8], t: u8, floor: usize, to: usize, size: u
 
 #[cfg(test)]
 mod tests {
-    use samebytes_spec::grep::{PatternConfig, Syntax};
     use samebytes_spec::Locale;
 
     use super::*;
@@ -273,14 +272,7 @@ mod tests {
     /// A record of `BYTES[a..b]`: every line but an empty one matches;
     /// at most two a record.
     fn record(a: usize, b: usize) -> Found {
-        let cfg = PatternConfig {
-            syntax: Syntax::Basic,
-            ignore_case: false,
-            word: false,
-            line: false,
-            locale: Locale::C,
-            terminator: T,
-        };
+        let cfg = crate::grep::backref::tests::cfg(Locale::C, false);
         let built = Matcher::build(&[b".".to_vec()], &cfg).unwrap_or_else(|_| panic!("compiles"));
         let wanted = Wanted {
             terminator: T,
