@@ -14,6 +14,7 @@ pub mod getopt;
 pub mod grep;
 pub mod quote;
 pub mod text;
+pub mod tree;
 pub mod wc;
 pub mod world;
 pub mod yes;
@@ -157,6 +158,10 @@ pub enum Errno {
     BadDescriptor,
     /// EAGAIN: a non-blocking descriptor with nothing to read.
     WouldBlock,
+    /// ENOTDIR: a path goes through something that is not a directory.
+    NotDirectory,
+    /// ELOOP: too many symbolic links in a path (or a cycle of them).
+    Loop,
 }
 
 impl Errno {
@@ -173,6 +178,8 @@ impl Errno {
             Errno::QuotaExceeded => "Disk quota exceeded",
             Errno::BadDescriptor => "Bad file descriptor",
             Errno::WouldBlock => "Resource temporarily unavailable",
+            Errno::NotDirectory => "Not a directory",
+            Errno::Loop => "Too many levels of symbolic links",
         }
     }
 }

@@ -213,6 +213,7 @@ Pattern selection and interpretation:
   -E, --extended-regexp     PATTERNS are extended regular expressions
   -F, --fixed-strings       PATTERNS are strings
   -G, --basic-regexp        PATTERNS are basic regular expressions
+  -P, --perl-regexp         PATTERNS are Perl regular expressions
   -e, --regexp=PATTERNS     use PATTERNS for matching
   -f, --file=FILE           take PATTERNS from FILE
   -i, --ignore-case         ignore case distinctions in patterns and data
@@ -242,12 +243,19 @@ Output control:
   -a, --text                equivalent to --binary-files=text
   -I                        equivalent to --binary-files=without-match
   -d, --directories=ACTION  how to handle directories;
-                            ACTION is 'read' or 'skip'
+                            ACTION is 'read', 'recurse', or 'skip'
   -D, --devices=ACTION      how to handle devices, FIFOs and sockets;
-                            ACTION is 'read'
+                            ACTION is 'read' or 'skip'
+  -r, --recursive           like --directories=recurse
+  -R, --dereference-recursive  likewise, but follow all symlinks
+      --include=GLOB        search only files that match GLOB (a file pattern)
+      --exclude=GLOB        skip files that match GLOB
+      --exclude-from=FILE   skip files that match any file pattern from FILE
+      --exclude-dir=GLOB    skip directories that match GLOB
   -L, --files-without-match  print only names of FILEs with no selected lines
   -l, --files-with-matches  print only names of FILEs with selected lines
   -c, --count               print only a count of selected lines per FILE
+  -T, --initial-tab         make tabs line up (if needed)
   -Z, --null                print 0 byte after FILE name
 
 Context control:
@@ -260,14 +268,13 @@ Context control:
       --color=never         no markers (auto is never when not a terminal)
   -U, --binary              do not strip CR characters at EOL (MSDOS/Windows)
 
-When FILE is '-', read standard input.  With no FILE, read '-'.
-With fewer than two FILEs, assume -h.
+When FILE is '-', read standard input.  With no FILE, read '.' if
+recursive, '-' otherwise.  With fewer than two FILEs, assume -h.
 Exit status is 0 if any line is selected, 1 otherwise;
 if any error occurs and -q is not given, the exit status is 2.
 
-Not supported (they fail with status 2): -P, -X, -T, -r, -R, --include,
---exclude, --exclude-from, --exclude-dir, -D skip, -d recurse, and
---color=always (or auto on a terminal).
+Not supported (they fail with status 2): -X, and --color=always (or
+auto on a terminal).
 
 samebytes grep: a drop-in for GNU grep; see docs/differences.md.
 ";
@@ -358,16 +365,22 @@ pub fn parse_args(args: &[Vec<u8>], env: &GrepEnv) -> Invocation {
                     _ => default_context = Some(n),
                 }
             }
-            OptId::Devices => match argmatch(&arg, &[("read", true), ("skip", false)]) {
-                Ok(true) => {}
-                Ok(false) => return unsupported("-D skip"),
-                Err(_) => return trouble(program, "unknown devices method"),
+            // GNU compares `-D`'s argument exactly, not as an abbreviation.
+            OptId::Devices => match arg.as_slice() {
+                b"read" => o.devices = Devices::Read,
+                b"skip" => o.devices = Devices::Skip,
+                _ => return trouble(program, "unknown devices method"),
             },
             OptId::Directories => {
-                match argmatch(&arg, &[("read", 0), ("recurse", 1), ("skip", 2)]) {
-                    Ok(0) => o.skip_directories = false,
-                    Ok(2) => o.skip_directories = true,
-                    Ok(_) => return unsupported("-d recurse"),
+                match argmatch(
+                    &arg,
+                    &[
+                        ("read", Directories::Read),
+                        ("recurse", Directories::Recurse),
+                        ("skip", Directories::Skip),
+                    ],
+                ) {
+                    Ok(d) => o.directories = d,
                     Err(_) => {
                         let shown = String::from_utf8_lossy(&arg).into_owned();
                         return usage_error(
@@ -398,9 +411,12 @@ pub fn parse_args(args: &[Vec<u8>], env: &GrepEnv) -> Invocation {
             OptId::NoFilename => o.with_filename = Some(false),
             OptId::FilesWithout => o.list = ListFiles::NonMatching,
             OptId::FilesWith => o.list = ListFiles::Matching,
-            OptId::Recursive => return unsupported("-r"),
-            OptId::Deref => return unsupported("-R"),
-            OptId::InitialTab => return unsupported("-T"),
+            OptId::Recursive => o.directories = Directories::Recurse,
+            OptId::Deref => {
+                o.directories = Directories::Recurse;
+                o.dereference = true;
+            }
+            OptId::InitialTab => o.initial_tab = true,
             OptId::UnixOffsets => o
                 .warnings
                 .push("warning: --unix-byte-offsets (-u) is obsolete".into()),
@@ -441,21 +457,22 @@ pub fn parse_args(args: &[Vec<u8>], env: &GrepEnv) -> Invocation {
                 } else {
                     arg
                 };
-                match when.as_slice() {
+                match when.to_ascii_lowercase().as_slice() {
                     b"never" | b"no" | b"none" => o.color_auto = false,
                     // Not a terminal: `auto` means never.  The binary
                     // refuses it on a terminal (see the impl).
                     b"auto" | b"tty" | b"if-tty" => o.color_auto = true,
                     b"always" | b"yes" | b"force" => return unsupported("--color=always"),
-                    _ => {
-                        return usage_error(program, Vec::new());
-                    }
+                    // GNU 3.8 shows its help (status 0) for any other word.
+                    _ => show_help = true,
                 }
             }
-            OptId::Exclude => return unsupported("--exclude"),
-            OptId::ExcludeFrom => return unsupported("--exclude-from"),
-            OptId::ExcludeDir => return unsupported("--exclude-dir"),
-            OptId::Include => return unsupported("--include"),
+            OptId::Exclude => o.filters.push(FilterSource::Exclude(arg)),
+            OptId::ExcludeFrom => o.filters.push(FilterSource::ExcludeFrom(arg)),
+            OptId::ExcludeDir => o
+                .dir_excludes
+                .push(super::glob::strip_trailing_slashes(&arg)),
+            OptId::Include => o.filters.push(FilterSource::Include(arg)),
             OptId::GroupSeparator => o.group_separator = Some(arg),
             OptId::NoGroupSeparator => o.group_separator = None,
             OptId::Help => show_help = true,

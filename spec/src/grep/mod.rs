@@ -45,23 +45,28 @@
 
 mod args;
 pub mod chars;
+pub mod glob;
 pub mod matcher;
 mod options;
 mod patterns;
 pub mod perl;
 mod run;
 pub mod syntax;
+mod walk;
 
 use crate::Locale;
 pub use args::{help_text, parse_args};
 pub use options::*;
 pub use patterns::*;
-pub use run::{grep, grep_leaving_stdin};
+pub use run::{grep, grep_in_tree, grep_leaving_stdin};
 pub use syntax::{CompileError, PatternConfig, Syntax};
 
 /// An output line's prefix: `NAME` then `sep` (a NUL with `-Z`), the line
 /// number with `-n`, the byte offset with `-b`, each followed by `sep`
-/// (`:` for a selected line, `-` for context).
+/// (`:` for a selected line, `-` for context).  With `-T` the numbers are
+/// right-aligned to `width` and a tab follows the prefix when there is one
+/// and the text after it (`text_len` bytes) is not empty.
+#[allow(clippy::too_many_arguments)]
 pub fn write_prefix(
     out: &mut Vec<u8>,
     opts: &GrepOptions,
@@ -69,19 +74,36 @@ pub fn write_prefix(
     number: u64,
     offset: u64,
     sep: u8,
+    width: usize,
+    text_len: usize,
 ) {
     if let Some(name) = name {
         out.extend_from_slice(name);
         out.push(if opts.null_after_name { 0 } else { sep });
     }
+    let width = if opts.initial_tab { width } else { 0 };
     if opts.line_number {
-        out.extend_from_slice(number.to_string().as_bytes());
+        out.extend_from_slice(format!("{number:>width$}").as_bytes());
         out.push(sep);
     }
     if opts.byte_offset {
-        out.extend_from_slice(offset.to_string().as_bytes());
+        out.extend_from_slice(format!("{offset:>width$}").as_bytes());
         out.push(sep);
     }
+    let any = name.is_some() || opts.line_number || opts.byte_offset;
+    if opts.initial_tab && any && text_len != 0 {
+        out.push(b'\t');
+    }
+}
+
+/// `-T`'s width for numbers: the digits of the file's size (plus one with
+/// `-n`), or of the largest `intmax_t` when the size is unknown (a pipe).
+pub fn number_width(size: Option<u64>, line_number: bool) -> usize {
+    let n = match size {
+        Some(s) if s < i64::MAX as u64 => s + u64::from(line_number),
+        _ => i64::MAX as u64,
+    };
+    n.to_string().len()
 }
 
 /// Where stdout goes, as far as grep cares.

@@ -39,6 +39,36 @@ pub enum ListFiles {
     NonMatching,
 }
 
+/// `-d ACTION` (`-r` is `recurse`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Directories {
+    /// Read a directory as a file: `Is a directory`.
+    #[default]
+    Read,
+    Skip,
+    Recurse,
+}
+
+/// `-D ACTION`: devices, FIFOs and sockets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Devices {
+    /// Read those named on the command line, skip those met in a walk
+    /// (`-R` reads them all).
+    #[default]
+    ReadCommandLine,
+    Read,
+    Skip,
+}
+
+/// One `--include`, `--exclude` or `--exclude-from`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FilterSource {
+    Include(Vec<u8>),
+    Exclude(Vec<u8>),
+    /// A file of `--exclude` patterns, one per line (`-` is stdin).
+    ExcludeFrom(Vec<u8>),
+}
+
 /// Where the patterns come from, in command-line order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PatternSource {
@@ -77,7 +107,18 @@ pub struct GrepOptions {
     /// `None` with `--no-group-separator`.
     pub group_separator: Option<Vec<u8>>,
     pub binary_files: BinaryFiles,
-    pub skip_directories: bool,
+    pub directories: Directories,
+    pub devices: Devices,
+    /// `-R`: follow every symbolic link met in a walk, not only those
+    /// named on the command line.
+    pub dereference: bool,
+    /// `--include`, `--exclude` and `--exclude-from`, in command-line
+    /// order.
+    pub filters: Vec<FilterSource>,
+    /// `--exclude-dir`, trailing slashes removed.
+    pub dir_excludes: Vec<Vec<u8>>,
+    /// `-T`: numbers padded to the file's width, a tab before the line.
+    pub initial_tab: bool,
     pub line_buffered: bool,
     /// `--color=auto`: no color unless stdout is a terminal, where the
     /// binary refuses it.

@@ -2,6 +2,7 @@
 //! line, into a transcript of stdout with the diagnostics placed in it.
 
 use super::*;
+use crate::tree::Tree;
 use crate::world::{Node, Reads, StdinLeft, World};
 use crate::{Errno, Outcome, StdoutFailure};
 use matcher::{Compiled, Matcher};
@@ -21,28 +22,35 @@ fn nothing_can_match(opts: &GrepOptions, patterns: Option<&[Vec<u8>]>, eff: &Eff
 
 /// Everything a run writes, with each diagnostic placed after the stdout
 /// bytes written before it.
-struct Transcript {
+pub(super) struct Transcript {
     stdout: Vec<u8>,
     diagnostics: Vec<(usize, Vec<u8>)>,
 }
 
 impl Transcript {
-    fn diagnose(&mut self, text: impl Into<Vec<u8>>) {
+    pub(super) fn diagnose(&mut self, text: impl Into<Vec<u8>>) {
         self.diagnostics.push((self.stdout.len(), text.into()));
     }
 }
 
 /// State carried from one file to the next.
-struct Run<'a> {
-    opts: &'a GrepOptions,
-    eff: Effective,
-    env: &'a GrepEnv,
-    matcher: &'a Matcher,
-    terminator: u8,
-    with_filename: bool,
-    out: Transcript,
+pub(super) struct Run<'a> {
+    pub(super) opts: &'a GrepOptions,
+    pub(super) eff: Effective,
+    pub(super) env: &'a GrepEnv,
+    pub(super) matcher: &'a Matcher,
+    pub(super) terminator: u8,
+    /// `None` until the first input is opened: `grep -r PATTERN NAME`
+    /// prints names only if NAME is a directory.
+    pub(super) with_filename: Option<bool>,
+    /// `-T`'s number width for the current input.
+    pub(super) width: usize,
+    /// GNU's `omit_dot_slash`: `-r` with no operand walks `.` and names
+    /// what it finds without the leading `./`.
+    pub(super) omit_dot_slash: bool,
+    pub(super) out: Transcript,
     /// Has any line or separator been printed (for the group separator)?
-    used: bool,
+    pub(super) used: bool,
 }
 
 /// What one file produced.
@@ -61,9 +69,10 @@ struct FileResult {
 }
 
 impl Run<'_> {
-    fn prefix(&mut self, name: &[u8], number: u64, offset: u64, sep: u8) {
-        let name = self.with_filename.then_some(name);
-        write_prefix(&mut self.out.stdout, self.opts, name, number, offset, sep);
+    fn prefix(&mut self, name: &[u8], number: u64, offset: u64, sep: u8, text_len: usize) {
+        let name = self.with_filename.unwrap_or(false).then_some(name);
+        let (out, opts, width) = (&mut self.out.stdout, self.opts, self.width);
+        write_prefix(out, opts, name, number, offset, sep, width, text_len);
     }
 
     /// Print one line (selected: `:`, context: `-`).  Returns false when an
@@ -88,7 +97,7 @@ impl Run<'_> {
                 if has_encoding_error(&line[s..e], locale, bf) {
                     return false;
                 }
-                self.prefix(name, number, offset + s as u64, sep);
+                self.prefix(name, number, offset + s as u64, sep, e - s);
                 self.out.stdout.extend_from_slice(&line[s..e]);
                 self.out.stdout.push(self.terminator);
             }
@@ -97,7 +106,8 @@ impl Run<'_> {
         if has_encoding_error(line, locale, bf) {
             return false;
         }
-        self.prefix(name, number, offset, if selected { b':' } else { b'-' });
+        let sep = if selected { b':' } else { b'-' };
+        self.prefix(name, number, offset, sep, line.len());
         self.out.stdout.extend_from_slice(line);
         self.out.stdout.push(self.terminator);
         true
@@ -354,14 +364,37 @@ pub fn grep_leaving_stdin(
     stdout_failure: Option<StdoutFailure>,
 ) -> (Outcome, StdinLeft) {
     let mut reads = Reads::new(world);
-    let outcome = grep_with(args, env, world, &mut reads, stdout, stdout_failure);
+    let outcome = grep_with(args, env, world, None, &mut reads, stdout, stdout_failure);
     (outcome, reads.stdin_left())
+}
+
+/// [`grep`] with named files looked up in `tree` (relative to the working
+/// directory, its root) instead of `world`, which still gives stdin.
+pub fn grep_in_tree(
+    args: &[Vec<u8>],
+    env: &GrepEnv,
+    world: &World,
+    tree: &Tree,
+    stdout: &GrepStdout,
+    stdout_failure: Option<StdoutFailure>,
+) -> Outcome {
+    let mut reads = Reads::new(world);
+    grep_with(
+        args,
+        env,
+        world,
+        Some(tree),
+        &mut reads,
+        stdout,
+        stdout_failure,
+    )
 }
 
 fn grep_with(
     args: &[Vec<u8>],
     env: &GrepEnv,
     world: &World,
+    tree: Option<&Tree>,
     reads: &mut Reads<'_>,
     stdout: &GrepStdout,
     stdout_failure: Option<StdoutFailure>,
@@ -371,14 +404,22 @@ fn grep_with(
         GrepStdout::File(_) => None,
     };
     let program = env.program.as_str();
-    let (opts, matcher, out) = match prepare(args, env, reads, stdout) {
+    let files = walk::Files { world, tree };
+    let (opts, matcher, out) = match prepare(args, env, &files, reads, stdout) {
         Ok(ready) => ready,
         Err((out, status)) => return finish(out, status, failure, program),
     };
-    let operands = if opts.operands.is_empty() {
-        vec![b"-".to_vec()]
-    } else {
-        opts.operands.clone()
+    let recursive = opts.directories == Directories::Recurse;
+    let (operands, omit_dot_slash) = match (opts.operands.is_empty(), recursive) {
+        (false, _) => (opts.operands.clone(), false),
+        (true, true) => (vec![b".".to_vec()], true),
+        (true, false) => (vec![b"-".to_vec()], false),
+    };
+    let with_filename = match opts.with_filename {
+        Some(h) => Some(h),
+        None if opts.operands.len() > 1 => Some(true),
+        None if recursive => None,
+        None => Some(false),
     };
     let mut run = Run {
         opts: &opts,
@@ -386,14 +427,29 @@ fn grep_with(
         env,
         matcher: &matcher,
         terminator: if opts.null_data { 0 } else { b'\n' },
-        with_filename: opts.with_filename.unwrap_or(operands.len() > 1),
+        with_filename,
+        width: 0,
+        omit_dot_slash,
         out,
         used: false,
+    };
+    let filters = match walk::Filters::read(&opts, env.locale, &files, reads) {
+        Ok(f) => f,
+        Err((name, e)) => {
+            run.out
+                .diagnose(pattern_file_error(program, &name, e.message()));
+            return finish(run.out, 2, failure, program);
+        }
     };
     let mut matched = false;
     let mut error_seen = false;
     for name in &operands {
-        match run.operand(name, world, reads, stdout) {
+        let end = if name == b"-" {
+            run.stdin_operand(world, reads, stdout)
+        } else {
+            run.command_line_arg(name, &files, &filters, reads, stdout)
+        };
+        match end {
             OperandEnd::Next { selected, error } => {
                 matched |= selected;
                 error_seen |= error;
@@ -417,6 +473,7 @@ fn grep_with(
 fn prepare(
     args: &[Vec<u8>],
     env: &GrepEnv,
+    files: &walk::Files<'_>,
     reads: &mut Reads<'_>,
     stdout: &GrepStdout,
 ) -> Result<(GrepOptions, Matcher, Transcript), (Transcript, i32)> {
@@ -440,7 +497,7 @@ fn prepare(
         let (data, error) = if name == b"-" {
             reads.read_stdin()
         } else {
-            reads.read_named(name)?
+            files.read_file(name, reads)?
         };
         match error {
             Some(e) => Err(e),
@@ -484,66 +541,103 @@ fn prepare(
 
 /// How one operand ended: on to the next (did it select a line, did it
 /// have an error), or grep exits now with this status.
-enum OperandEnd {
+pub(super) enum OperandEnd {
     Next { selected: bool, error: bool },
     Exit(i32),
 }
 
+/// An input grep has opened, ready to search.
+pub(super) struct Input {
+    /// The name it is reported by.
+    pub display: Vec<u8>,
+    pub data: Vec<u8>,
+    /// The read error that ended `data`, if one did.
+    pub read_error: Option<Errno>,
+    /// Its size, for `-T`, when it is a regular file.
+    pub size: Option<u64>,
+    pub is_stdin: bool,
+    /// It is the regular file stdout appends to.
+    pub is_output: bool,
+}
+
 impl Run<'_> {
-    /// One operand: open and read it, search it, then its count, listing
-    /// and messages.
-    fn operand(
+    /// Report a problem with an input (not with `-s`).
+    pub(super) fn file_error(&mut self, display: &[u8], what: &str) {
+        if !self.opts.no_messages {
+            let program = self.env.program.as_str();
+            let name = String::from_utf8_lossy(display);
+            self.out.diagnose(format!("{program}: {name}: {what}\n"));
+        }
+    }
+
+    /// The `-` operand: stdin, never skipped and never walked.
+    fn stdin_operand(
         &mut self,
-        name: &[u8],
         world: &World,
         reads: &mut Reads<'_>,
         stdout: &GrepStdout,
     ) -> OperandEnd {
-        let (opts, eff, program) = (self.opts, self.eff, self.env.program.as_str());
-        let is_stdin = name == b"-";
-        let display: Vec<u8> = if is_stdin {
-            opts.label
-                .clone()
-                .unwrap_or_else(|| b"(standard input)".to_vec())
-        } else {
-            name.to_vec()
-        };
-        let diag_name = String::from_utf8_lossy(&display).into_owned();
-        let file_error = |run: &mut Run, what: &str| {
-            if !opts.no_messages {
-                run.out
-                    .diagnose(format!("{program}: {diag_name}: {what}\n"));
-            }
-        };
-        let mut error = false;
-        let (data, read_error) = match read_operand(name, world, reads) {
-            Err(e) => {
-                file_error(self, e.message());
-                return OperandEnd::Next {
-                    selected: false,
-                    error: true,
-                };
-            }
-            Ok((_, _, true)) if opts.skip_directories => {
-                return OperandEnd::Next {
-                    selected: false,
-                    error: false,
-                }
-            }
-            Ok((d, e, _)) => (d, e),
-        };
-        if !is_stdin
-            && !eff.out_quiet
-            && eff.list == ListFiles::None
-            && opts.max_count.is_none_or(|m| m > 1)
-            && matches!(stdout, GrepStdout::File(f) if f == name)
-        {
-            file_error(self, "input file is also the output");
+        let display = (self.opts.label.clone()).unwrap_or_else(|| b"(standard input)".to_vec());
+        if world.stdin_closed() {
+            // GNU's `fstat` fails first: the input is skipped, with no
+            // count line and no `-L` listing.
+            self.file_error(&display, Errno::BadDescriptor.message());
             return OperandEnd::Next {
                 selected: false,
                 error: true,
             };
         }
+        let is_dir = matches!(world.stdin.node, Node::Directory);
+        self.with_filename.get_or_insert(is_dir);
+        let size = match &world.stdin.node {
+            Node::Regular(d) => Some(d.len() as u64),
+            _ => None,
+        };
+        let (data, read_error) = reads.read_stdin();
+        let input = Input {
+            display,
+            data,
+            read_error,
+            size,
+            is_stdin: true,
+            is_output: false,
+        };
+        self.search_input(input, world, reads, stdout)
+    }
+
+    /// One opened input: search it, then its count, listing and messages.
+    pub(super) fn search_input(
+        &mut self,
+        input: Input,
+        world: &World,
+        reads: &mut Reads<'_>,
+        stdout: &GrepStdout,
+    ) -> OperandEnd {
+        let (opts, eff, program) = (self.opts, self.eff, self.env.program.as_str());
+        let Input {
+            display,
+            data,
+            read_error,
+            size,
+            is_stdin,
+            is_output,
+        } = input;
+        let diag_name = String::from_utf8_lossy(&display).into_owned();
+        let mut error = false;
+        if !is_stdin
+            && !eff.out_quiet
+            && eff.list == ListFiles::None
+            && opts.max_count.is_none_or(|m| m > 1)
+            && is_output
+        {
+            self.file_error(&display, "input file is also the output");
+            return OperandEnd::Next {
+                selected: false,
+                error: true,
+            };
+        }
+        let _ = stdout;
+        self.width = number_width(size, opts.line_number);
         let (selected, binary_matched, ended_early) = if opts.max_count == Some(0) {
             (0, false, self.holds_whole_line(&data))
         } else {
@@ -564,7 +658,7 @@ impl Run<'_> {
             (r.selected, r.binary_matched, r.ended_early)
         };
         if let (Some(e), false) = (read_error, ended_early) {
-            file_error(self, e.message());
+            self.file_error(&display, e.message());
             error = true;
         }
         self.summary(&display, selected);
@@ -585,7 +679,7 @@ impl Run<'_> {
             && opts.max_count != Some(selected)
             && (read_error.is_some() || ended_early);
         if drained && world.read_errors.stdin_would_block {
-            file_error(self, Errno::WouldBlock.message());
+            self.file_error(&display, Errno::WouldBlock.message());
             error = true;
         }
         OperandEnd::Next {
@@ -607,7 +701,7 @@ impl Run<'_> {
     fn summary(&mut self, display: &[u8], selected: u64) {
         let null = self.opts.null_after_name;
         if self.eff.count {
-            if self.with_filename {
+            if self.with_filename.unwrap_or(false) {
                 self.out.stdout.extend_from_slice(display);
                 self.out.stdout.push(if null { 0 } else { b':' });
             }
@@ -625,26 +719,6 @@ impl Run<'_> {
             self.out.stdout.push(if null { 0 } else { b'\n' });
         }
     }
-}
-
-/// An operand's bytes, the error that ended them if one did, and whether
-/// it is a directory; `Err` when it cannot be opened.
-fn read_operand(
-    name: &[u8],
-    world: &World,
-    reads: &mut Reads<'_>,
-) -> Result<(Vec<u8>, Option<Errno>, bool), Errno> {
-    if name != b"-" {
-        let is_dir = matches!(world.lookup(name), Ok(Node::Directory));
-        return reads.read_named(name).map(|(d, e)| (d, e, is_dir));
-    }
-    if world.stdin_closed() {
-        // GNU's `fstat` fails first: the input is skipped, with no count
-        // line and no `-L` listing.
-        return Err(Errno::BadDescriptor);
-    }
-    let (data, error) = reads.read_stdin();
-    Ok((data, error, matches!(world.stdin.node, Node::Directory)))
 }
 
 /// Apply a stdout failure: the first write that fails ends grep, so the

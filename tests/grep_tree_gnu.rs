@@ -1,0 +1,290 @@
+//! GNU conformance of the reference's recursive search: generated trees on
+//! disk (nested folders; symbolic links to files, to folders, to an
+//! ancestor and to nothing; FIFOs; unreadable files and folders; empty and
+//! binary files; names with spaces, newlines and invalid UTF-8) searched
+//! by /usr/bin/grep (3.8) and by the spec, which sees the tree through
+//! `Tree::load` (`std::fs::read_dir`, so the same `readdir` order as GNU's
+//! fts).  stdout, stderr and the status must match byte for byte.
+//!
+//! Unreadable entries need a user the permission bits apply to: as root,
+//! GNU runs under `setpriv` as `nobody`.
+
+mod common;
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use common::Scratch;
+use samebytes_spec::grep::{grep_in_tree, GrepEnv, GrepStdout};
+use samebytes_spec::tree::Tree;
+use samebytes_spec::world::{Node, Stdin, World};
+use samebytes_spec::Locale;
+
+const GNU_GREP: &str = "/usr/bin/grep";
+
+/// splitmix64: cases are a function of their seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())]
+    }
+    fn pick_ref<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+    fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+}
+
+const NAMES: &[&[u8]] = &[
+    b"a",
+    b"b.c",
+    b"x.txt",
+    b"sp ace",
+    b"nl\nname",
+    b"\xff\xfe",
+    b".hid",
+    b"sub",
+    b"d1",
+    b"zeta",
+    b"a.c",
+    b"\xc3\xa9t\xc3\xa9",
+];
+const BODIES: &[&[u8]] = &[
+    b"foo\n",
+    b"bar foo\nbaz\n",
+    b"",
+    b"x\0foo\n",
+    b"foo",
+    b"\xc3\xa9 foo\n",
+    b"nothing\n",
+];
+
+/// What the generator made, for the case's arguments.
+struct Made {
+    dirs: Vec<Vec<u8>>,
+    files: Vec<Vec<u8>>,
+    fifos: bool,
+    unreadable: Vec<Vec<u8>>,
+}
+
+fn join(dir: &[u8], name: &[u8]) -> Vec<u8> {
+    if dir.is_empty() {
+        name.to_vec()
+    } else {
+        [dir, b"/", name].concat()
+    }
+}
+
+fn make_dir(rng: &mut Rng, root: &Path, rel: &[u8], depth: usize, made: &mut Made, fifos: bool) {
+    let count = rng.below(5) + usize::from(depth == 0);
+    for _ in 0..count {
+        let name = rng.pick(NAMES);
+        let path = join(rel, name);
+        let full = root.join(OsStr::from_bytes(&path));
+        if full.symlink_metadata().is_ok() {
+            continue;
+        }
+        match rng.below(10) {
+            0..=4 => {
+                std::fs::write(&full, rng.pick(BODIES)).unwrap();
+                made.files.push(path.clone());
+            }
+            5 | 6 if depth < 3 => {
+                std::fs::create_dir(&full).unwrap();
+                made.dirs.push(path.clone());
+                make_dir(rng, root, &path, depth + 1, made, fifos);
+            }
+            // Links never leave the tree: `..` only below its root.
+            7 => {
+                let targets: &[&[u8]] = &[b"a", b"nowhere", b"x.txt", b"../a"];
+                let target = rng.pick(&targets[..3 + usize::from(depth > 0)]);
+                std::os::unix::fs::symlink(OsStr::from_bytes(target), &full).unwrap();
+            }
+            8 => {
+                let targets: &[&[u8]] = &[b".", b"sub", b"..", b"../sub"];
+                let target = rng.pick(&targets[..2 + 2 * usize::from(depth > 0)]);
+                std::os::unix::fs::symlink(OsStr::from_bytes(target), &full).unwrap();
+            }
+            _ if fifos => {
+                let c = std::ffi::CString::new(full.as_os_str().as_bytes()).unwrap();
+                // SAFETY: a valid NUL-terminated path.
+                assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+                made.fifos = true;
+            }
+            _ => {}
+        }
+        let exists = full
+            .symlink_metadata()
+            .is_ok_and(|m| !m.file_type().is_symlink());
+        if exists && rng.chance(8) {
+            made.unreadable.push(path);
+        }
+    }
+}
+
+fn args_for(rng: &mut Rng, made: &Made, deref: bool) -> Vec<Vec<u8>> {
+    let mut args: Vec<Vec<u8>> = Vec::new();
+    let s = |x: &str| x.as_bytes().to_vec();
+    args.push(s(match (deref, rng.below(3)) {
+        (true, _) => "-R",
+        (false, 0) => "-r",
+        (false, 1) => "--directories=recurse",
+        _ => "--recursive",
+    }));
+    let output: &[&str] = rng.pick(&[
+        &[][..],
+        &["-l"],
+        &["-c"],
+        &["-n"],
+        &["-H"],
+        &["-h"],
+        &["-L"],
+        &["-s"],
+        &["-q"],
+        &["-T"],
+        &["-T", "-n", "-b"],
+        &["-o", "-b"],
+        &["-Z", "-l"],
+        &["-a"],
+        &["-I", "-c"],
+    ]);
+    args.extend(output.iter().map(|o| s(o)));
+    for _ in 0..rng.below(3) {
+        let glob = rng.pick(&[
+            "*.c", "a*", "*a", "x.txt", "sub", "d*", "[ab]*", "?", "*", "\\a*", "*.txt", "[!a-m]*",
+        ]);
+        let opt = rng.pick(&["--include=", "--exclude=", "--exclude-dir="]);
+        args.push(s(&format!("{opt}{glob}")));
+    }
+    if !made.fifos && rng.chance(20) {
+        args.push(s(rng.pick(&["-D", "-d"])));
+        let last = args.last().unwrap().clone();
+        args.push(s(if last == b"-D" { "read" } else { "skip" }));
+    } else if rng.chance(10) {
+        args.push(s("--devices=skip"));
+    }
+    args.push(s("foo"));
+    let mut operands: Vec<Vec<u8>> = Vec::new();
+    match rng.below(6) {
+        0 | 1 => {}
+        2 => operands.push(s(rng.pick(&[".", "./", ".//"]))),
+        3 if !made.dirs.is_empty() => {
+            let d = rng.pick_ref(&made.dirs).clone();
+            operands.push(if rng.chance(50) {
+                [&d[..], b"/"].concat()
+            } else {
+                d
+            });
+        }
+        4 if !made.files.is_empty() => operands.push(rng.pick_ref(&made.files).clone()),
+        _ => {
+            operands.extend(made.dirs.first().cloned());
+            operands.extend(made.files.first().cloned());
+            operands.push(s("nonexistent"));
+        }
+    }
+    args.extend(operands);
+    args
+}
+
+fn run_gnu(root: &Path, args: &[Vec<u8>], utf8: bool, as_nobody: bool) -> (Vec<u8>, Vec<u8>, i32) {
+    let mut cmd = if as_nobody {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", GNU_GREP]);
+        c
+    } else {
+        Command::new(GNU_GREP)
+    };
+    cmd.args(args.iter().map(|a| OsStr::from_bytes(a)))
+        .current_dir(root)
+        .env("LC_ALL", if utf8 { "C.UTF-8" } else { "C" })
+        .env_remove("GREP_COLORS")
+        .env_remove("GREP_COLOR")
+        .stdin(Stdio::null());
+    let out = cmd.output().expect("run GNU grep");
+    (out.stdout, out.stderr, out.status.code().unwrap_or(-1))
+}
+
+#[test]
+fn recursive_search_matches_gnu_on_generated_trees() {
+    let root_user = unsafe { libc::geteuid() } == 0;
+    let cases = std::env::var("SAMEBYTES_TREE_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(150u64);
+    let mut compared = 0;
+    for seed in 0..cases {
+        let mut rng = Rng(seed);
+        let scratch = Scratch::new("tree");
+        let root = scratch.path.join("tree");
+        std::fs::create_dir(&root).unwrap();
+        let deref = rng.chance(30);
+        let mut made = Made {
+            dirs: Vec::new(),
+            files: Vec::new(),
+            fifos: false,
+            unreadable: Vec::new(),
+        };
+        make_dir(&mut rng, &root, b"", 0, &mut made, !deref);
+        let args = args_for(&mut rng, &made, deref);
+        let utf8 = rng.chance(50);
+        // Let `nobody` in, then lock the unreadable entries.
+        for dir in [&scratch.path, &root] {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let mut tree = Tree::load(&root).expect("load the tree");
+        for u in &made.unreadable {
+            let full = root.join(OsStr::from_bytes(u));
+            std::fs::set_permissions(&full, std::fs::Permissions::from_mode(0o000)).unwrap();
+            tree.unreadable.insert(u.clone());
+        }
+        let mut env = GrepEnv::new(if utf8 { Locale::Utf8 } else { Locale::C });
+        if root_user {
+            // setpriv runs GNU with argv[0] as given.
+            env.program = GNU_GREP.into();
+        }
+        let world = World {
+            stdin: Stdin {
+                node: Node::Stream(Vec::new()),
+                offset: 0,
+            },
+            ..World::default()
+        };
+        let spec = grep_in_tree(&args, &env, &world, &tree, &GrepStdout::Stream, None);
+        let (out, err, status) = run_gnu(&root, &args, utf8, root_user);
+        // Restore permissions so that the scratch folder can be removed.
+        for u in &made.unreadable {
+            let full = root.join(OsStr::from_bytes(u));
+            let _ = std::fs::set_permissions(&full, std::fs::Permissions::from_mode(0o755));
+        }
+        let shown = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        let context = format!(
+            "seed {seed}: grep {:?} in {:?} (utf8 {utf8})\ntree {:?}",
+            args.iter().map(|a| shown(a)).collect::<Vec<_>>(),
+            root,
+            tree
+        );
+        assert_eq!(shown(&spec.stdout), shown(&out), "stdout, {context}");
+        // Diagnostics name files with invalid UTF-8 replaced
+        // (docs/differences.md).
+        assert_eq!(shown(&spec.stderr), shown(&err), "stderr, {context}");
+        assert_eq!(spec.status, status, "status, {context}");
+        compared += 1;
+    }
+    assert_eq!(compared, cases);
+}
