@@ -56,3 +56,9 @@ fn grep_corpus_replays_clean() {
     let n = replay("grep", samebytes_oracle::grep::fuzz_grep);
     assert!(n >= 20, "the grep corpus has only {n} inputs");
 }
+
+#[test]
+fn grep_tree_corpus_replays_clean() {
+    let n = replay("grep_tree", samebytes_oracle::grep::tree::fuzz_grep_tree);
+    assert!(n >= 20, "the grep_tree corpus has only {n} inputs");
+}

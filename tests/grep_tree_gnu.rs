@@ -6,6 +6,9 @@
 //! `Tree::load` (`std::fs::read_dir`, so the same `readdir` order as GNU's
 //! fts).  stdout, stderr and the status must match byte for byte.
 //!
+//! The samebytes binary searches the same trees, on one to four search
+//! threads with files mapped in small windows, and must print GNU's bytes.
+//!
 //! Unreadable entries need a user the permission bits apply to: as root,
 //! GNU runs under `setpriv` as `nobody`.
 
@@ -202,14 +205,27 @@ fn args_for(rng: &mut Rng, made: &Made, deref: bool) -> Vec<Vec<u8>> {
     args
 }
 
-fn run_gnu(root: &Path, args: &[Vec<u8>], utf8: bool, as_nobody: bool) -> (Vec<u8>, Vec<u8>, i32) {
+/// Run `program` (GNU's grep or ours) in `root`; `threads` sets our
+/// search threads, with small mapping windows so that files are mapped.
+fn run_grep(
+    program: &Path,
+    root: &Path,
+    args: &[Vec<u8>],
+    utf8: bool,
+    as_nobody: bool,
+    threads: usize,
+) -> (Vec<u8>, Vec<u8>, i32) {
     let mut cmd = if as_nobody {
         let mut c = Command::new("setpriv");
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", GNU_GREP]);
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
+        c.arg(program);
         c
     } else {
-        Command::new(GNU_GREP)
+        Command::new(program)
     };
+    cmd.env("SAMEBYTES_GREP_THREADS", threads.to_string())
+        .env("SAMEBYTES_GREP_MAP_MIN", "3")
+        .env("SAMEBYTES_GREP_WINDOW", "4096");
     cmd.args(args.iter().map(|a| OsStr::from_bytes(a)))
         .current_dir(root)
         .env("LC_ALL", if utf8 { "C.UTF-8" } else { "C" })
@@ -247,6 +263,7 @@ fn recursive_search_matches_gnu_on_generated_trees() {
         for dir in [&scratch.path, &root] {
             std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
+        let shown = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
         let mut tree = Tree::load(&root).expect("load the tree");
         for u in &made.unreadable {
             let full = root.join(OsStr::from_bytes(u));
@@ -266,13 +283,18 @@ fn recursive_search_matches_gnu_on_generated_trees() {
             ..World::default()
         };
         let spec = grep_in_tree(&args, &env, &world, &tree, &GrepStdout::Stream, None);
-        let (out, err, status) = run_gnu(&root, &args, utf8, root_user);
+        let (out, err, status) = run_grep(GNU_GREP.as_ref(), &root, &args, utf8, root_user, 1);
+        // Ours, on one to four search threads: GNU's bytes, named as GNU.
+        let threads = 1 + rng.below(4);
+        let ours = common::binary("grep");
+        let (our_out, our_err, our_status) =
+            run_grep(&ours, &root, &args, utf8, root_user, threads);
+        let named_as_gnu = shown(&our_err).replace(&*ours.to_string_lossy(), GNU_GREP);
         // Restore permissions so that the scratch folder can be removed.
         for u in &made.unreadable {
             let full = root.join(OsStr::from_bytes(u));
             let _ = std::fs::set_permissions(&full, std::fs::Permissions::from_mode(0o755));
         }
-        let shown = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
         let context = format!(
             "seed {seed}: grep {:?} in {:?} (utf8 {utf8})\ntree {:?}",
             args.iter().map(|a| shown(a)).collect::<Vec<_>>(),
@@ -284,6 +306,15 @@ fn recursive_search_matches_gnu_on_generated_trees() {
         // (docs/differences.md).
         assert_eq!(shown(&spec.stderr), shown(&err), "stderr, {context}");
         assert_eq!(spec.status, status, "status, {context}");
+        let context = format!("{context}\nsamebytes grep on {threads} threads");
+        assert!(
+            our_out == out,
+            "stdout: {:?} instead of {:?}, {context}",
+            shown(&our_out),
+            shown(&out)
+        );
+        assert_eq!(named_as_gnu, shown(&err), "stderr, {context}");
+        assert_eq!(our_status, status, "status, {context}");
         compared += 1;
     }
     assert_eq!(compared, cases);

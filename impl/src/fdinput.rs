@@ -26,6 +26,13 @@ impl FdInput {
         })
     }
 
+    /// A file opened elsewhere ([`sys::open_path`]).
+    pub fn from_file(file: File) -> FdInput {
+        FdInput {
+            handle: Handle::Owned(file),
+        }
+    }
+
     pub fn stdin() -> FdInput {
         FdInput {
             handle: Handle::Borrowed(sys::borrow_fd(libc::STDIN_FILENO)),

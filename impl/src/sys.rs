@@ -12,6 +12,9 @@ use std::os::fd::{AsRawFd, FromRawFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
+mod dir;
+pub use dir::{fnmatch_in, list_dir, lstat_path, open_path, DirType, OpenFlags, RawEntry};
+
 // ---------------------------------------------------------------------------
 // Start-up.  The binaries skip Rust's runtime start-up (`#![no_main]`): on a
 // one-line input it cost a fifth of GNU's whole run (reading
@@ -568,6 +571,8 @@ pub enum FileKind {
     Regular,
     Fifo,
     Directory,
+    /// A symbolic link: only `lstat` sees one.
+    Symlink,
     /// Devices, sockets and the rest: read and written as streams.
     Other,
 }
@@ -577,6 +582,7 @@ fn info_from_stat(st: &libc::stat) -> FileInfo {
         libc::S_IFREG => FileKind::Regular,
         libc::S_IFIFO => FileKind::Fifo,
         libc::S_IFDIR => FileKind::Directory,
+        libc::S_IFLNK => FileKind::Symlink,
         _ => FileKind::Other,
     };
     FileInfo {

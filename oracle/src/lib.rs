@@ -27,7 +27,7 @@ pub mod yes;
 #[path = "../../faultlayer/src/plan.rs"]
 pub mod faultplan;
 
-/// Decode a reproducer (`wc:<hex>`, `cat:<hex>`, `yes:<hex>`, `grep:<hex>`, optionally with the
+/// Decode a reproducer (`wc:<hex>`, `cat:<hex>`, `yes:<hex>`, `grep:<hex>`, `grep-tree:<hex>`, optionally with the
 /// command in front)
 /// and check it again.
 pub fn replay(reproducer: &str) -> Result<Result<(), Box<mismatch::Mismatch>>, String> {
@@ -52,6 +52,11 @@ pub fn replay(reproducer: &str) -> Result<Result<(), Box<mismatch::Mismatch>>, S
             let case =
                 grep::GrepCase::decode(hex).map_err(|_| "malformed grep case".to_string())?;
             Ok(grep::check_grep(&case))
+        }
+        "grep-tree" => {
+            let case = grep::tree::TreeCase::decode(hex)
+                .map_err(|_| "malformed grep-tree case".to_string())?;
+            Ok(grep::tree::check_grep_tree(&case))
         }
         other => Err(format!("unknown tool in reproducer: {other}")),
     }

@@ -43,9 +43,23 @@ pub(super) struct LineBuffer {
 }
 
 impl LineBuffer {
+    #[cfg(test)]
     pub(super) fn new(capacity: usize, terminator: u8) -> LineBuffer {
+        LineBuffer::recycling(Vec::new(), capacity, terminator)
+    }
+
+    /// A buffer in `storage` when it has the capacity wanted (its bytes
+    /// are never read before they are filled), else in a new allocation:
+    /// a walk of many small files allocates (and zeroes) one buffer, not
+    /// one per file.
+    pub(super) fn recycling(storage: Vec<u8>, capacity: usize, terminator: u8) -> LineBuffer {
+        let capacity = capacity.max(1);
+        let bytes = match storage.len() == capacity {
+            true => storage,
+            false => vec![0; capacity],
+        };
         LineBuffer {
-            bytes: vec![0; capacity.max(1)],
+            bytes,
             base: 0,
             filled: 0,
             searched: 0,
@@ -59,15 +73,21 @@ impl LineBuffer {
     /// before `searched` were already searched (they are read again only
     /// as context).
     pub(super) fn resuming(
+        storage: Vec<u8>,
         capacity: usize,
         terminator: u8,
         base: u64,
         searched: u64,
     ) -> LineBuffer {
-        let mut buf = LineBuffer::new(capacity, terminator);
+        let mut buf = LineBuffer::recycling(storage, capacity, terminator);
         buf.base = base;
         buf.resume = searched.saturating_sub(base) as usize;
         buf
+    }
+
+    /// The storage, for the next buffer.
+    pub(super) fn into_storage(self) -> Vec<u8> {
+        self.bytes
     }
 
     /// Read once into the free space (grown first if there is none).

@@ -80,7 +80,14 @@ impl Search<'_, '_> {
             Ok(r) => r,
             Err(e) => return Ok(Some(e)),
         };
-        let buf = LineBuffer::resuming(cfg.buffer, self.terminator, mark.keep, mark.searched);
+        let storage = std::mem::take(&mut self.spare);
+        let buf = LineBuffer::resuming(
+            storage,
+            cfg.buffer,
+            self.terminator,
+            mark.keep,
+            mark.searched,
+        );
         self.stream(&mut *reader, buf, false)
     }
 
@@ -120,7 +127,7 @@ impl Search<'_, '_> {
                 WindowEnd::Spoiled => {
                     self.file = mark.file.clone();
                     self.used = mark.used;
-                    self.sink.buf.truncate(mark.held);
+                    self.sink.truncate(mark.held);
                     return Ok(mark);
                 }
                 WindowEnd::Stop(stop) => return Err(stop),

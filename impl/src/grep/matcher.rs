@@ -30,8 +30,9 @@ use crate::wc::classes;
 
 /// The patterns compiled: GNU's own dialects, or PCRE2's for `-P`.
 pub enum Matcher {
-    Regex(RegexMatcher),
-    Perl(PerlMatcher),
+    /// Shared by every search thread of a run.
+    Regex(std::sync::Arc<RegexMatcher>),
+    Perl(Box<PerlMatcher>),
 }
 
 impl Matcher {
@@ -43,10 +44,11 @@ impl Matcher {
     ) -> Result<(Matcher, Vec<String>), Vec<CompileError>> {
         match cfg.syntax {
             Syntax::Perl => match PerlMatcher::build(patterns, cfg) {
-                Ok(m) => Ok((Matcher::Perl(m), Vec::new())),
+                Ok(m) => Ok((Matcher::Perl(Box::new(m)), Vec::new())),
                 Err(e) => Err(vec![e]),
             },
-            _ => RegexMatcher::build(patterns, cfg).map(|(m, w)| (Matcher::Regex(m), w)),
+            _ => RegexMatcher::build(patterns, cfg)
+                .map(|(m, w)| (Matcher::Regex(std::sync::Arc::new(m)), w)),
         }
     }
 
@@ -65,6 +67,15 @@ impl Matcher {
         match self {
             Matcher::Regex(m) => Some(m),
             Matcher::Perl(_) => None,
+        }
+    }
+
+    /// A matcher for another thread: this one shared, or (PCRE2's serves
+    /// one thread) the same patterns compiled again; `None` if that fails.
+    pub(super) fn for_thread(&self, patterns: &[Vec<u8>], cfg: &PatternConfig) -> Option<Matcher> {
+        match self {
+            Matcher::Regex(m) => Some(Matcher::Regex(m.clone())),
+            Matcher::Perl(_) => Matcher::build(patterns, cfg).ok().map(|(m, _)| m),
         }
     }
 

@@ -45,10 +45,13 @@ mod ahead;
 mod answers;
 mod backref;
 mod buffer;
+mod file;
+mod filters;
 mod group_copies;
 mod lines;
 mod mapped;
 mod matcher;
+mod ordered;
 mod output;
 mod perl;
 mod relay;
@@ -58,9 +61,16 @@ mod sink;
 mod stream;
 mod system;
 mod translate;
+mod walk;
 
 pub use run::run;
-pub use system::{GrepInput, GrepSystem, Leftover, MappedFile, SearchWindow, SystemGrep};
+pub use system::{
+    DirType, GrepFiles, GrepInput, GrepSystem, Leftover, MappedFile, OpenFlags, RawEntry,
+    SearchWindow, SystemFiles, SystemGrep,
+};
+
+/// The most search threads a run starts.
+const MAX_THREADS: usize = 64;
 
 /// Tunables; the tests shrink the buffer to force every boundary case.
 #[derive(Clone, Copy, Debug)]
@@ -93,7 +103,7 @@ impl Default for GrepConfig {
             write_size: 256 * 1024,
             map_min: 256 * 1024,
             window: 8 << 20,
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(2)),
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS)),
             record_hits: 16 * 1024,
         }
     }
@@ -118,7 +128,7 @@ impl GrepConfig {
             cfg.window = (w as usize).max(1);
         }
         if let Some(n) = get("SAMEBYTES_GREP_THREADS") {
-            cfg.threads = (n as usize).clamp(1, 2);
+            cfg.threads = (n as usize).clamp(1, MAX_THREADS);
         }
         cfg
     }

@@ -13,20 +13,28 @@ use super::sink::Stop;
 impl Search<'_, '_> {
     /// A line's prefix: the name then `sep` (a NUL with `-Z`), the line
     /// number with `-n`, the byte offset with `-b`, each followed by
-    /// `sep` (`:` for a selected line, `-` for context).
-    fn prefix(&mut self, number: u64, offset: u64, sep: u8) {
+    /// `sep` (`:` for a selected line, `-` for context).  With `-T` the
+    /// numbers are padded to the input's width, and a tab follows a
+    /// prefix when the text after it (`text_len` bytes) is not empty.
+    fn prefix(&mut self, number: u64, offset: u64, sep: u8, text_len: usize) {
         let out = &mut self.sink.buf;
+        let tab = self.opts.initial_tab;
+        let width = if tab { self.width } else { 0 };
         if self.with_filename {
             out.extend_from_slice(&self.name);
             out.push(if self.opts.null_after_name { 0 } else { sep });
         }
         if self.opts.line_number {
-            push_decimal(out, number);
+            push_padded(out, number, width);
             out.push(sep);
         }
         if self.opts.byte_offset {
-            push_decimal(out, offset);
+            push_padded(out, offset, width);
             out.push(sep);
+        }
+        let any = self.with_filename || self.opts.line_number || self.opts.byte_offset;
+        if tab && any && text_len > 0 {
+            out.push(b'\t');
         }
     }
 
@@ -75,7 +83,7 @@ impl Search<'_, '_> {
                 if self.encoding_error(&line[s..e]) {
                     return stop();
                 }
-                self.prefix(number, offset + s as u64, sep);
+                self.prefix(number, offset + s as u64, sep, e - s);
                 self.sink.line(&line[s..e], self.terminator)?;
             }
             return stop().map(|_| true);
@@ -83,7 +91,12 @@ impl Search<'_, '_> {
         if self.encoding_error(line) {
             return Ok(false);
         }
-        self.prefix(number, offset, if selected { b':' } else { b'-' });
+        self.prefix(
+            number,
+            offset,
+            if selected { b':' } else { b'-' },
+            line.len(),
+        );
         self.sink.line(line, self.terminator)?;
         Ok(true)
     }
@@ -146,6 +159,11 @@ impl Search<'_, '_> {
         if context && self.used && self.file.lastout != Some(w.offset(first)) {
             let opts = self.opts;
             if let Some(sep) = &opts.group_separator {
+                // Before an input's first group, the separator depends on
+                // what the inputs before it selected.
+                if self.used_guessed && self.file.selected == 1 && self.sink.buf.is_empty() {
+                    self.sink.optional_head = sep.len() + 1;
+                }
                 self.sink.line(sep, b'\n')?;
             }
         }
@@ -168,10 +186,20 @@ impl Search<'_, '_> {
     }
 }
 
+/// `n` in decimal, right-aligned with spaces to `width` bytes.
+fn push_padded(out: &mut Vec<u8>, n: u64, width: usize) {
+    let at = out.len();
+    push_decimal(out, n);
+    let digits = out.len() - at;
+    if digits < width {
+        out.splice(at..at, std::iter::repeat_n(b' ', width - digits));
+    }
+}
+
 /// The decimal digits of `n`, made from the last one back in a buffer
 /// as long as `u64::MAX`'s; no allocation, as `to_string` would make for
 /// every printed line.
-fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
+pub(super) fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {

@@ -1,18 +1,22 @@
-//! The run loop: options, patterns and the matcher, then each input in
-//! turn with its diagnostics, count, name and binary message, and the
+//! The run: options, patterns, the matcher and the filters, then the walk
+//! of the operands (`walk.rs`), its items searched on this thread in turn
+//! or on several threads and printed in order (`ordered.rs`), and the
 //! exit status GNU gives.
 
 use std::io::{self, Read, Write};
 
 use samebytes_spec::grep::{
-    assemble_patterns, parse_args, pattern_file_error, BinaryFiles, Devices, Directories, GrepEnv,
-    GrepOptions, Invocation, ListFiles,
+    assemble_patterns, parse_args, pattern_file_error, Directories, GrepEnv, Invocation, ListFiles,
 };
 
+use super::file::RunContext;
+use super::filters::Filters;
 use super::matcher::Matcher;
-use super::search::{binary_chunk, FileState, Search};
+use super::ordered::{search_ordered, Printer, Tally};
+use super::search::Search;
 use super::sink::{Sink, Stop};
-use super::system::{GrepInput, GrepSystem};
+use super::system::{GrepInput, GrepSystem, OpenFlags};
+use super::walk::{WalkState, Walker};
 use super::GrepConfig;
 use crate::io::diagnose;
 
@@ -27,6 +31,7 @@ pub fn run(
     stdout_is_terminal: bool,
 ) -> i32 {
     let program = env.program.as_str();
+    let system: &dyn GrepSystem = system;
     let opts = match parse_args(args, env) {
         Invocation::Run(o) => o,
         Invocation::Exit(outcome) => {
@@ -42,10 +47,6 @@ pub fn run(
             return outcome.status;
         }
     };
-    if let Some(what) = not_built_yet(&opts) {
-        let _ = writeln!(stderr, "{program}: {what} is not supported yet");
-        return 2;
-    }
     if stdout_is_terminal && opts.color_auto {
         let _ = writeln!(
             stderr,
@@ -56,13 +57,13 @@ pub fn run(
     for w in &opts.warnings {
         let _ = writeln!(stderr, "{program}: {w}");
     }
-    let patterns = assemble_patterns(&opts.sources, |name| {
-        let input = if name == b"-" {
-            system.open(None)
-        } else {
-            system.open(Some(name))
-        };
-        read_all(input)
+    let follow = OpenFlags {
+        follow: true,
+        nonblocking: false,
+    };
+    let patterns = assemble_patterns(&opts.sources, |name| match name {
+        b"-" => read_all(system.open_stdin()),
+        _ => read_all(system.files().open(name, follow)),
     });
     let patterns = match patterns {
         Ok(p) => p,
@@ -104,246 +105,134 @@ pub fn run(
             return 2;
         }
     };
+    let filters = Filters::read(&opts, env.locale, |name| match name {
+        b"-" => read_all(system.open_stdin()),
+        _ => read_all(system.files().open(name, follow)),
+    });
+    let filters = match filters {
+        Ok(f) => f,
+        Err((name, e)) => {
+            let text = crate::sys::error_text(&e);
+            diagnose(stderr, &pattern_file_error(program, &name, &text));
+            return 2;
+        }
+    };
     let eff = opts.effective(system.stdout_is_dev_null());
-    let operands = if opts.operands.is_empty() {
-        vec![b"-".to_vec()]
-    } else {
-        opts.operands.clone()
+    let recursive = opts.directories == Directories::Recurse;
+    let (operands, omit_dot_slash) = match (opts.operands.is_empty(), recursive) {
+        (false, _) => (opts.operands.clone(), false),
+        (true, true) => (vec![b".".to_vec()], true),
+        (true, false) => (vec![b"-".to_vec()], false),
     };
-    let with_filename = opts.with_filename.unwrap_or(operands.len() > 1);
-    let mut search = Search {
+    let with_filename = std::sync::OnceLock::new();
+    match opts.with_filename {
+        Some(h) => drop(with_filename.set(h)),
+        None if opts.operands.len() > 1 => drop(with_filename.set(true)),
+        None if recursive => {}
+        None => drop(with_filename.set(false)),
+    }
+    // Several inputs are searched on a thread each, one is searched with
+    // the look-ahead helper (`ahead.rs`) when there are two cores.
+    let parallel = cfg.threads > 1 && (recursive || operands.len() > 1);
+    let ctx = RunContext {
         opts: &opts,
-        eff,
         env,
-        matcher: &matcher,
-        terminator: pcfg.terminator,
+        eff,
+        files: system.files(),
+        cfg: GrepConfig {
+            threads: if parallel { 1 } else { cfg.threads },
+            ..*cfg
+        },
         with_filename,
-        sink: Sink::new(stdout, cfg.write_size, opts.line_buffered),
-        used: false,
-        limit: opts.max_count.unwrap_or(u64::MAX),
-        name: Vec::new(),
-        file: FileState::default(),
-        scratch: Vec::new(),
-        binary_chunk: binary_chunk(cfg.buffer),
-        ahead: None,
     };
-    match search_all(&mut search, &operands, system, stderr, cfg) {
-        Ok(status) => status,
-        Err(Stop::Write(e)) => {
-            let _ = writeln!(
-                stderr,
-                "{program}: write error: {}",
-                crate::sys::error_text(&e)
-            );
+    let files = ctx.files;
+    let ctx = &ctx;
+    let walker = Walker {
+        opts: &opts,
+        files,
+        filters: &filters,
+        program,
+        omit_dot_slash,
+        with_filename: &ctx.with_filename,
+    };
+    let mut printer = Printer {
+        stdout,
+        stderr,
+        system,
+        stdout_failed: None,
+        tally: Tally::default(),
+        exit: None,
+    };
+    // This thread searches too: `threads - 1` more.
+    let more = match parallel {
+        true => (1..cfg.threads)
+            .map(|_| matcher.for_thread(&patterns.patterns, &pcfg))
+            .collect::<Option<Vec<_>>>(),
+        false => None,
+    };
+    let mut status = None;
+    if let Some(matchers) = more {
+        let walk = WalkState::new(operands.clone());
+        (status, printer) = search_ordered(ctx, &matcher, matchers, &walker, walk, printer);
+    }
+    let status = match status {
+        Some(status) => status,
+        None => search_in_turn(ctx, &matcher, &walker, operands, &mut printer),
+    };
+    match printer.stdout_failed.take() {
+        Some(e) => {
+            let text = crate::sys::error_text(&e);
+            let _ = writeln!(printer.stderr, "{program}: write error: {text}");
             2
         }
-        // search_all reports these itself, naming the input.
-        Err(Stop::Match(_)) => 2,
+        None => status,
     }
 }
 
-/// Options the reference has and the binaries do not yet (issue 15 is
-/// building them): they fail loudly rather than do something else.
-fn not_built_yet(opts: &GrepOptions) -> Option<&'static str> {
-    Some(if opts.dereference {
-        "-R"
-    } else if opts.directories == Directories::Recurse {
-        "-r"
-    } else if !opts.filters.is_empty() {
-        "--include/--exclude"
-    } else if !opts.dir_excludes.is_empty() {
-        "--exclude-dir"
-    } else if opts.devices == Devices::Skip {
-        "-D skip"
-    } else if opts.initial_tab {
-        "-T"
-    } else {
-        return None;
-    })
-}
-
-fn search_all(
-    search: &mut Search<'_, '_>,
-    operands: &[Vec<u8>],
-    system: &mut dyn GrepSystem,
-    stderr: &mut dyn Write,
-    cfg: &GrepConfig,
-) -> Result<i32, Stop> {
-    let opts = search.opts;
-    let program = search.env.program.as_str();
-    let mut matched = false;
-    let mut error_seen = false;
-    for name in operands {
-        let is_stdin = name.as_slice() == b"-";
-        let display: Vec<u8> = if is_stdin {
-            opts.label
-                .clone()
-                .unwrap_or_else(|| b"(standard input)".to_vec())
-        } else {
-            name.clone()
-        };
-        let diagnose =
-            |search: &mut Search, stderr: &mut dyn Write, what: &str| -> Result<(), Stop> {
-                if !opts.no_messages {
-                    search.sink.flush()?;
-                    let _ = writeln!(
-                        stderr,
-                        "{program}: {}: {what}",
-                        String::from_utf8_lossy(&display)
-                    );
+/// Every item searched on this thread, in turn; the exit status.
+fn search_in_turn(
+    ctx: &RunContext,
+    matcher: &Matcher,
+    walker: &Walker,
+    operands: Vec<Vec<u8>>,
+    printer: &mut Printer,
+) -> i32 {
+    let sink = Sink::new(
+        &mut *printer.stdout,
+        ctx.cfg.write_size,
+        ctx.opts.line_buffered,
+    );
+    let mut search = Search::new(ctx, matcher, sink);
+    let (stderr, system) = (&mut *printer.stderr, printer.system);
+    let mut walk = WalkState::new(operands);
+    let mut items = Vec::new();
+    let mut exit = None;
+    let mut failed = None;
+    while exit.is_none() {
+        walker.fill(&mut walk, &mut items, 1);
+        if items.is_empty() {
+            break;
+        }
+        for item in items.drain(..) {
+            if exit.is_some() {
+                break;
+            }
+            match search.item(item, ctx, stderr, Some(system)) {
+                Ok(end) => exit = printer.tally.add(end),
+                Err(stop) => {
+                    if let Stop::Write(e) = stop {
+                        failed = Some(e);
+                    }
+                    exit = Some(2);
                 }
-                Ok(())
-            };
-        let input = match system.open(if is_stdin { None } else { Some(name) }) {
-            Ok(i) => i,
-            Err(e) => {
-                diagnose(search, stderr, &crate::sys::error_text(&e))?;
-                error_seen = true;
-                continue;
-            }
-        };
-        // As GNU's `grepdesc`: `-d skip` never skips stdin.
-        let skip_dirs = opts.directories == Directories::Skip && !is_stdin;
-        if skip_dirs && matches!(input, GrepInput::Directory) {
-            continue;
-        }
-        if !is_stdin
-            && !search.eff.out_quiet
-            && search.eff.list == ListFiles::None
-            && opts.max_count.is_none_or(|m| m > 1)
-            && system.is_output_file(name)
-        {
-            diagnose(search, stderr, "input file is also the output")?;
-            error_seen = true;
-            continue;
-        }
-        let (st, read_error) = if opts.max_count == Some(0) {
-            // GNU reads until it holds a whole line before it finds it
-            // has nothing to do: only a failure before that shows.
-            let nul_ends_lines = search.binary_rule_applies();
-            let error = first_line_read_error(input, search.terminator, nul_ends_lines);
-            (FileState::default(), error)
-        } else {
-            match search.input(&display, input, cfg) {
-                Err(Stop::Match(why)) => {
-                    // GNU dies here, with what it printed so far.
-                    search.sink.flush()?;
-                    let shown = String::from_utf8_lossy(&display);
-                    let _ = writeln!(stderr, "{program}: {shown}: {}", why.0);
-                    return Ok(2);
-                }
-                other => other?,
-            }
-        };
-        if is_stdin {
-            // `-l -L -q` (and /dev/null output) stop where reading stopped,
-            // as GNU 3.8 does, whatever `-m` says.
-            let reached = !search.eff.done_on_match
-                && opts.max_count.is_some_and(|m| m > 0 && st.selected == m);
-            system.stdin_done(reached.then_some(st.after_last_selected));
-        }
-        let read_failed = read_error.is_some();
-        if let Some(e) = read_error {
-            diagnose(search, stderr, &crate::sys::error_text(&e))?;
-            error_seen = true;
-        }
-        let selected = st.selected;
-        if search.eff.count {
-            if search.with_filename {
-                search.sink.buf.extend_from_slice(&display);
-                search
-                    .sink
-                    .buf
-                    .push(if opts.null_after_name { 0 } else { b':' });
-            }
-            search
-                .sink
-                .buf
-                .extend_from_slice(format!("{selected}\n").as_bytes());
-            search.sink.line_done()?;
-        }
-        let listed = match search.eff.list {
-            ListFiles::Matching => selected > 0,
-            ListFiles::NonMatching => selected == 0,
-            ListFiles::None => false,
-        };
-        if listed {
-            search.sink.buf.extend_from_slice(&display);
-            search
-                .sink
-                .buf
-                .push(if opts.null_after_name { 0 } else { b'\n' });
-            search.sink.line_done()?;
-        }
-        let binary_matched = (st.binary_selected
-            || (st.encoding_error && opts.binary_files == BinaryFiles::Binary))
-            && !search.eff.out_quiet;
-        if binary_matched {
-            search.sink.flush()?;
-            let _ = writeln!(
-                stderr,
-                "{program}: {}: binary file matches",
-                String::from_utf8_lossy(&display)
-            );
-        }
-        if selected > 0 {
-            matched = true;
-            if opts.quiet {
-                search.sink.flush()?;
-                return Ok(0);
-            }
-        }
-        // GNU's `finalize_input` (see the spec): without `-l`/`-L`, and
-        // unless `-m` was reached, a stdin that stopped short is drained.
-        if is_stdin
-            && search.eff.list == ListFiles::None
-            && opts.max_count != Some(selected)
-            && (read_failed || st.done)
-        {
-            if let Err(e) = system.drain_stdin() {
-                diagnose(search, stderr, &crate::sys::error_text(&e))?;
-                error_seen = true;
             }
         }
     }
-    search.sink.flush()?;
-    Ok(if error_seen {
-        2
-    } else if matched {
-        0
-    } else {
-        1
-    })
-}
-
-/// With `-m0`, GNU still reads until it holds one whole line (a line ends
-/// at `terminator`, or with `nul_ends_lines` at a NUL too), and only then
-/// sees it has nothing to do: the error of a read before that, if any.
-fn first_line_read_error(
-    input: GrepInput,
-    terminator: u8,
-    nul_ends_lines: bool,
-) -> Option<io::Error> {
-    let mut reader: Box<dyn Read> = match input.into_reader() {
-        Ok(Some(reader)) => reader,
-        Ok(None) => return Some(io::Error::from_raw_os_error(libc::EISDIR)),
-        Err(e) => return Some(e),
-    };
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        match crate::io::read_retrying(&mut *reader, &mut buf) {
-            Ok(0) => return None,
-            Ok(n) => {
-                let got = &buf[..n];
-                if memchr::memchr(terminator, got).is_some()
-                    || (nul_ends_lines && memchr::memchr(0, got).is_some())
-                {
-                    return None;
-                }
-            }
-            Err(e) => return Some(e),
-        }
+    if let (None, Err(Stop::Write(e))) = (&failed, search.sink.flush()) {
+        failed = Some(e);
     }
+    printer.stdout_failed = failed;
+    exit.unwrap_or_else(|| printer.tally.status())
 }
 
 fn read_all(input: io::Result<GrepInput>) -> io::Result<Vec<u8>> {

@@ -32,6 +32,8 @@ pub(super) struct FileState {
     pub(super) binary: bool,
     pub(super) binary_selected: bool,
     pub(super) encoding_error: bool,
+    /// A read error ended the input.
+    pub(super) read_failed: bool,
     /// Reading can stop: `-l -L -q` found a line, `-m` is done and owes no
     /// context, or `--binary-files=without-match` met binary input.
     pub(super) done: bool,
@@ -46,9 +48,16 @@ pub(super) struct Search<'a, 'o> {
     pub(super) matcher: &'a Matcher,
     pub(super) terminator: u8,
     pub(super) with_filename: bool,
+    /// `-T`'s width for numbers, for the input being searched.
+    pub(super) width: usize,
     pub(super) sink: Sink<'o>,
     /// Something was output, so a group separator may be due.
     pub(super) used: bool,
+    /// `used` is a guess (true) made by a search thread that cannot know
+    /// what the inputs before this one selected: the separator before
+    /// the input's first group is marked optional in the sink, and the
+    /// thread that prints drops it if nothing was selected before.
+    pub(super) used_guessed: bool,
     /// `-m`, or no limit.
     pub(super) limit: u64,
     /// The input being searched, as its lines are prefixed.
@@ -61,6 +70,8 @@ pub(super) struct Search<'a, 'o> {
     pub(super) binary_chunk: usize,
     /// The helper's record of the region being searched (`ahead.rs`).
     pub(super) ahead: Option<Found>,
+    /// The last stream buffer's storage, for the next input's.
+    pub(super) spare: Vec<u8>,
 }
 
 /// The NUL scan that trails the matcher (see `Search::text`): the bytes
@@ -97,6 +108,36 @@ impl NulTrail {
 /// edges, and pieces longer than a chunk, into small cases.
 pub(super) fn binary_chunk(buffer: usize) -> usize {
     (buffer / 4).max(1)
+}
+
+impl<'a, 'o> Search<'a, 'o> {
+    /// A searcher for one thread of a run, writing into `sink`.
+    pub(super) fn new(
+        ctx: &super::file::RunContext<'a>,
+        matcher: &'a Matcher,
+        sink: Sink<'o>,
+    ) -> Search<'a, 'o> {
+        let opts = ctx.opts;
+        Search {
+            opts,
+            eff: ctx.eff,
+            env: ctx.env,
+            matcher,
+            terminator: if opts.null_data { 0 } else { b'\n' },
+            with_filename: false,
+            width: 0,
+            sink,
+            used: false,
+            used_guessed: false,
+            limit: opts.max_count.unwrap_or(u64::MAX),
+            name: Vec::new(),
+            file: FileState::default(),
+            scratch: Vec::new(),
+            binary_chunk: binary_chunk(ctx.cfg.buffer),
+            ahead: None,
+            spare: Vec::new(),
+        }
+    }
 }
 
 impl Search<'_, '_> {

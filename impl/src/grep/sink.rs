@@ -30,6 +30,12 @@ pub(super) struct Sink<'a> {
     /// Output waits here, whatever its size, until the mapped strategy
     /// knows the bytes it came from were the file's.
     pub(super) held: bool,
+    /// The first bytes of `buf` are a group separator printed on a guess
+    /// (`Search::used_guessed`): how many.
+    pub(super) optional_head: usize,
+    /// Told `optional_head` at each flush (a search thread's output slot
+    /// reads it with the bytes).
+    optional_out: Option<&'a std::cell::Cell<usize>>,
 }
 
 impl<'a> Sink<'a> {
@@ -40,11 +46,32 @@ impl<'a> Sink<'a> {
             write_size,
             line_buffered,
             held: false,
+            optional_head: 0,
+            optional_out: None,
+        }
+    }
+
+    /// A sink whose flushes also tell `optional` how many of the bytes
+    /// written are an optional separator.
+    pub(super) fn marking(mut self, optional: &'a std::cell::Cell<usize>) -> Sink<'a> {
+        self.optional_out = Some(optional);
+        self
+    }
+
+    /// Drop what is batched from `len` on (output the mapped strategy held
+    /// for a window it must search again).
+    pub(super) fn truncate(&mut self, len: usize) {
+        self.buf.truncate(len);
+        if self.optional_head > len {
+            self.optional_head = 0;
         }
     }
 
     pub(super) fn flush(&mut self) -> Result<(), Stop> {
         if !self.buf.is_empty() {
+            if let Some(cell) = self.optional_out {
+                cell.set(std::mem::take(&mut self.optional_head));
+            }
             let r = self.out.write_all(&self.buf).map_err(Stop::Write);
             self.buf.clear();
             r?;

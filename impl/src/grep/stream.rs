@@ -28,19 +28,22 @@ impl Search<'_, '_> {
             GrepInput::Reader {
                 mut reader,
                 may_block,
+                ..
             } => {
-                let buf = LineBuffer::new(cfg.buffer, self.terminator);
+                let buf = self.line_buffer(cfg);
                 self.stream(&mut *reader, buf, may_block)?
             }
             // Per line output cannot wait for a window to be checked.
-            GrepInput::Mapped(file) if self.opts.line_buffered => match file.into_reader(0) {
-                Ok(mut reader) => {
-                    let buf = LineBuffer::new(cfg.buffer, self.terminator);
-                    self.stream(&mut *reader, buf, false)?
+            GrepInput::Mapped { file, .. } if self.opts.line_buffered => {
+                match file.into_reader(0) {
+                    Ok(mut reader) => {
+                        let buf = self.line_buffer(cfg);
+                        self.stream(&mut *reader, buf, false)?
+                    }
+                    Err(e) => Some(e),
                 }
-                Err(e) => Some(e),
-            },
-            GrepInput::Mapped(file) => self.mapped(file, cfg)?,
+            }
+            GrepInput::Mapped { file, .. } => self.mapped(file, cfg)?,
         };
         Ok((std::mem::take(&mut self.file), error))
     }
@@ -52,11 +55,29 @@ impl Search<'_, '_> {
         self.opts.binary_files == BinaryFiles::Text || self.terminator == 0
     }
 
-    /// Search what `reader` gives, into `buf`.
+    /// A stream buffer, in the storage the last one left if it fits.
+    fn line_buffer(&mut self, cfg: &GrepConfig) -> LineBuffer {
+        let storage = std::mem::take(&mut self.spare);
+        LineBuffer::recycling(storage, cfg.buffer, self.terminator)
+    }
+
+    /// Search what `reader` gives, into `buf`, whose storage is kept for
+    /// the next input.
     pub(super) fn stream(
         &mut self,
         reader: &mut dyn Read,
         mut buf: LineBuffer,
+        may_block: bool,
+    ) -> Result<Option<io::Error>, Stop> {
+        let searched = self.stream_into(reader, &mut buf, may_block);
+        self.spare = buf.into_storage();
+        searched
+    }
+
+    fn stream_into(
+        &mut self,
+        reader: &mut dyn Read,
+        buf: &mut LineBuffer,
         may_block: bool,
     ) -> Result<Option<io::Error>, Stop> {
         loop {
@@ -74,7 +95,7 @@ impl Search<'_, '_> {
             {
                 continue;
             }
-            let to = self.searchable_end(&buf, eof, error.is_some());
+            let to = self.searchable_end(buf, eof, error.is_some());
             if to > buf.searched() {
                 self.region(buf.window(), buf.searched(), to)?;
                 buf.mark_searched(to);

@@ -1,28 +1,45 @@
-//! The system grep reads from: the [`GrepSystem`] seam, and the real one
-//! over descriptors.
+//! The system grep reads from: the [`GrepSystem`] seam (stdin and stdout),
+//! the [`GrepFiles`] seam (named files and directories, which the walker
+//! and the search threads share), and the real ones over descriptors.
 
 use std::io::{self, Read};
+
+pub use crate::sys::{DirType, OpenFlags, RawEntry};
 
 /// An opened input.
 pub enum GrepInput {
     /// A stream.  `may_block`: a read may wait, so output is flushed first.
+    /// `size`: the file's size when it is a regular file (for `-T`).
     Reader {
-        reader: Box<dyn Read>,
+        reader: Box<dyn Read + Send>,
         may_block: bool,
+        size: Option<u64>,
     },
-    /// A regular file the mapped strategy views in windows.
-    Mapped(Box<dyn MappedFile>),
+    /// A regular file the mapped strategy views in windows, and its size.
+    Mapped {
+        file: Box<dyn MappedFile + Send>,
+        size: u64,
+    },
     /// A directory: reading it fails with EISDIR.
     Directory,
 }
 
 impl GrepInput {
     /// The input as a stream from its start, for searches that only read.
-    pub(super) fn into_reader(self) -> io::Result<Option<Box<dyn Read>>> {
+    pub(super) fn into_reader(self) -> io::Result<Option<Box<dyn Read + Send>>> {
         match self {
             GrepInput::Reader { reader, .. } => Ok(Some(reader)),
-            GrepInput::Mapped(file) => file.into_reader(0).map(Some),
+            GrepInput::Mapped { file, .. } => file.into_reader(0).map(Some),
             GrepInput::Directory => Ok(None),
+        }
+    }
+
+    /// Its size, if it is a regular file.
+    pub(super) fn size(&self) -> Option<u64> {
+        match self {
+            GrepInput::Reader { size, .. } => *size,
+            GrepInput::Mapped { size, .. } => Some(*size),
+            GrepInput::Directory => None,
         }
     }
 }
@@ -57,7 +74,7 @@ pub trait MappedFile {
     fn view(&mut self, offset: u64, len: usize, f: &mut SearchWindow) -> io::Result<()>;
     /// Read on with read(2) from `offset`: the rest of a file viewed to
     /// its size (a file may grow), or all of it after a window failed.
-    fn into_reader(self: Box<Self>, offset: u64) -> io::Result<Box<dyn Read>>;
+    fn into_reader(self: Box<Self>, offset: u64) -> io::Result<Box<dyn Read + Send>>;
 }
 
 /// A real regular file, mapped a window at a time ([`crate::sys::MappedWindow`]).
@@ -93,42 +110,155 @@ impl MappedFile for MappedFd {
         Ok(())
     }
 
-    fn into_reader(self: Box<Self>, offset: u64) -> io::Result<Box<dyn Read>> {
+    fn into_reader(self: Box<Self>, offset: u64) -> io::Result<Box<dyn Read + Send>> {
         let to = self.start + offset;
         crate::sys::lseek(self.input.raw_fd(), to as i64, crate::sys::Whence::Set)?;
         Ok(Box::new(self.input))
     }
 }
 
-/// What grep can open, and what it knows about its output.
+/// What grep reads stdin through, and what it knows about its output.
+/// Used by one thread, the one that prints; its methods take `&self` so
+/// that the files it gives stay borrowed while it is used.
 pub trait GrepSystem {
-    /// Open a named input, or stdin for `None`.
-    fn open(&mut self, name: Option<&[u8]>) -> io::Result<GrepInput>;
-    /// Is this named input the regular file stdout appends to?
-    fn is_output_file(&mut self, name: &[u8]) -> bool;
+    /// Open stdin.
+    fn open_stdin(&self) -> io::Result<GrepInput>;
+    /// Named files and directories.
+    fn files(&self) -> &dyn GrepFiles;
     /// Is stdout /dev/null?  GNU then reads each file only up to its first
     /// selected line.
-    fn stdout_is_dev_null(&mut self) -> bool;
+    fn stdout_is_dev_null(&self) -> bool;
     /// Stdin has been searched: leave it `Some(n)` bytes after where this
     /// read of it started (`-m` was reached), or at its end, if it is a
     /// file that can seek.
-    fn stdin_done(&mut self, resume_at: Option<u64>);
+    fn stdin_done(&self, resume_at: Option<u64>);
     /// Read a stdin that cannot seek to its end, as GNU's `finalize_input`
     /// does when it stopped early, so that its writer is not cut off.
-    fn drain_stdin(&mut self) -> io::Result<()>;
+    fn drain_stdin(&self) -> io::Result<()>;
+}
+
+/// Named files and directories, as the walker and every search thread
+/// see them.
+pub trait GrepFiles: Sync {
+    /// Open a named input for searching.
+    fn open(&self, name: &[u8], how: OpenFlags) -> io::Result<GrepInput>;
+    /// What the name is (`stat`, or with `follow` false `lstat`).
+    fn status(&self, name: &[u8], follow: bool) -> io::Result<DirType>;
+    /// The directory's entries in `readdir` order into `out`, and its
+    /// identity (device, inode).
+    fn list(&self, name: &[u8], out: &mut Vec<RawEntry>) -> io::Result<(u64, u64)>;
+    /// Is this named input the regular file stdout appends to?
+    fn is_output_file(&self, name: &[u8]) -> bool;
 }
 
 /// The size a pipe we read from is grown to.
 const PIPE_SIZE: usize = 1 << 20;
 
-/// The real system: files, stdin and stdout by descriptor.
-pub struct SystemGrep {
+/// The real files: opened by path.
+pub struct SystemFiles {
     /// Regular files with at least this many bytes to search are mapped.
     map_min: u64,
     stdout_info: Option<crate::sys::FileInfo>,
+}
+
+/// An opened descriptor as grep's input: a directory, a regular file
+/// (mapped when it has `map_min` bytes to search from where it stands),
+/// or a stream.  Also where a regular file's reading starts: a file we
+/// just opened starts at 0; an inherited stdin may stand anywhere.
+fn input_of(
+    input: crate::fdinput::FdInput,
+    map_min: u64,
+    just_opened: bool,
+) -> io::Result<(GrepInput, Option<u64>)> {
+    use crate::sys::FileKind;
+    let info = input.info()?;
+    if info.kind == FileKind::Directory {
+        return Ok((GrepInput::Directory, None));
+    }
+    let regular = info.kind == FileKind::Regular;
+    let mut start = None;
+    if regular {
+        let at = match just_opened {
+            true => 0,
+            false => crate::sys::lseek(input.raw_fd(), 0, crate::sys::Whence::Cur)?,
+        };
+        start = Some(at);
+        if info.size.saturating_sub(at) >= map_min {
+            let file = Box::new(MappedFd {
+                input,
+                start: at,
+                retired: None,
+            });
+            return Ok((
+                GrepInput::Mapped {
+                    file,
+                    size: info.size,
+                },
+                start,
+            ));
+        }
+        // Smaller than `map_min`: a read or two, where read-ahead advice
+        // would only cost a system call.
+    }
+    if info.kind == FileKind::Fifo {
+        // A bigger pipe lets the writer run ahead: fewer, larger reads
+        // and fewer wake-ups on both sides.
+        crate::sys::grow_pipe(input.raw_fd(), PIPE_SIZE);
+    }
+    let reader = GrepInput::Reader {
+        reader: Box::new(input),
+        may_block: !regular,
+        size: regular.then_some(info.size),
+    };
+    Ok((reader, start))
+}
+
+impl GrepFiles for SystemFiles {
+    fn open(&self, name: &[u8], how: OpenFlags) -> io::Result<GrepInput> {
+        let file = crate::sys::open_path(name, how)?;
+        let input = crate::fdinput::FdInput::from_file(file);
+        Ok(input_of(input, self.map_min, true)?.0)
+    }
+
+    fn status(&self, name: &[u8], follow: bool) -> io::Result<DirType> {
+        use crate::sys::FileKind;
+        let info = match follow {
+            true => crate::sys::stat_path(name)?,
+            false => crate::sys::lstat_path(name)?,
+        };
+        Ok(match info.kind {
+            FileKind::Regular => DirType::Regular,
+            FileKind::Directory => DirType::Directory,
+            FileKind::Symlink => DirType::Symlink,
+            FileKind::Fifo | FileKind::Other => DirType::Device,
+        })
+    }
+
+    fn list(&self, name: &[u8], out: &mut Vec<RawEntry>) -> io::Result<(u64, u64)> {
+        crate::sys::list_dir(name, out)
+    }
+
+    fn is_output_file(&self, name: &[u8]) -> bool {
+        // Only a regular file can be both; no `stat` for each input then.
+        let Some(out) = self
+            .stdout_info
+            .filter(|o| o.kind == crate::sys::FileKind::Regular)
+        else {
+            return false;
+        };
+        match (Some(out), crate::sys::stat_path(name)) {
+            (Some(out), Ok(info)) => out.kind == crate::sys::FileKind::Regular && out.id == info.id,
+            _ => false,
+        }
+    }
+}
+
+/// The real system: files, stdin and stdout by descriptor.
+pub struct SystemGrep {
+    files: SystemFiles,
     stdout_is_dev_null: bool,
     /// Where the last read of stdin started, when stdin is a regular file.
-    stdin_start: Option<u64>,
+    stdin_start: std::cell::Cell<Option<u64>>,
 }
 
 impl SystemGrep {
@@ -154,10 +284,12 @@ impl SystemGrep {
             crate::sys::grow_pipe(libc::STDOUT_FILENO, PIPE_SIZE);
         }
         SystemGrep {
-            map_min: cfg.map_min,
-            stdout_info,
+            files: SystemFiles {
+                map_min: cfg.map_min,
+                stdout_info,
+            },
             stdout_is_dev_null,
-            stdin_start: None,
+            stdin_start: std::cell::Cell::new(None),
         }
     }
 }
@@ -169,47 +301,21 @@ impl Default for SystemGrep {
 }
 
 impl GrepSystem for SystemGrep {
-    fn open(&mut self, name: Option<&[u8]>) -> io::Result<GrepInput> {
-        let input = match name {
-            Some(n) => crate::fdinput::FdInput::open(n)?,
-            // A closed stdin fails as GNU's read of it does, not as the
-            // /dev/null Rust's start-up code put in its place.
-            None if crate::sys::stdin_was_closed() => {
-                return Err(io::Error::from_raw_os_error(libc::EBADF))
-            }
-            None => crate::fdinput::FdInput::stdin(),
-        };
-        let info = input.info()?;
-        if info.kind == crate::sys::FileKind::Directory {
-            return Ok(GrepInput::Directory);
+    fn open_stdin(&self) -> io::Result<GrepInput> {
+        // A closed stdin fails as GNU's read of it does, not as the
+        // /dev/null Rust's start-up code put in its place.
+        if crate::sys::stdin_was_closed() {
+            return Err(io::Error::from_raw_os_error(libc::EBADF));
         }
-        let may_block = info.kind != crate::sys::FileKind::Regular;
-        if !may_block {
-            let start = crate::sys::lseek(input.raw_fd(), 0, crate::sys::Whence::Cur)?;
-            if name.is_none() {
-                self.stdin_start = Some(start);
-            }
-            if info.size.saturating_sub(start) >= self.map_min {
-                return Ok(GrepInput::Mapped(Box::new(MappedFd {
-                    input,
-                    start,
-                    retired: None,
-                })));
-            }
-            crate::sys::advise_sequential(input.raw_fd());
-        }
-        if info.kind == crate::sys::FileKind::Fifo {
-            // A bigger pipe lets the writer run ahead: fewer, larger reads
-            // and fewer wake-ups on both sides.
-            crate::sys::grow_pipe(input.raw_fd(), PIPE_SIZE);
-        }
-        Ok(GrepInput::Reader {
-            reader: Box::new(input),
-            may_block,
-        })
+        let (input, start) = input_of(crate::fdinput::FdInput::stdin(), self.files.map_min, false)?;
+        self.stdin_start.set(start);
+        Ok(input)
     }
 
-    fn stdin_done(&mut self, resume_at: Option<u64>) {
+    fn files(&self) -> &dyn GrepFiles {
+        &self.files
+    }
+    fn stdin_done(&self, resume_at: Option<u64>) {
         let Some(start) = self.stdin_start.take() else {
             return;
         };
@@ -234,7 +340,7 @@ impl GrepSystem for SystemGrep {
         };
     }
 
-    fn drain_stdin(&mut self) -> io::Result<()> {
+    fn drain_stdin(&self) -> io::Result<()> {
         // A regular file was put at its end by `stdin_done`; a directory
         // has nothing to drain.
         match crate::sys::fstat(libc::STDIN_FILENO) {
@@ -254,14 +360,7 @@ impl GrepSystem for SystemGrep {
         }
     }
 
-    fn stdout_is_dev_null(&mut self) -> bool {
+    fn stdout_is_dev_null(&self) -> bool {
         self.stdout_is_dev_null
-    }
-
-    fn is_output_file(&mut self, name: &[u8]) -> bool {
-        match (&self.stdout_info, crate::sys::stat_path(name)) {
-            (Some(out), Ok(info)) => out.kind == crate::sys::FileKind::Regular && out.id == info.id,
-            _ => false,
-        }
     }
 }

@@ -4,6 +4,7 @@
 
 mod generate;
 mod patterns;
+pub mod tree;
 
 use arbitrary::{Arbitrary, Unstructured};
 use generate::{arbitrary_body, arbitrary_buffer};
@@ -15,10 +16,14 @@ use crate::order;
 use std::io;
 
 use crate::schedule::{self, ChunkedReader, ReadSchedule, ShortWriter, WriteSchedule};
-use samebytes::grep::{GrepConfig, GrepInput, GrepSystem, Leftover, MappedFile, SearchWindow};
+use samebytes::grep::{
+    DirType, GrepConfig, GrepFiles, GrepInput, GrepSystem, Leftover, MappedFile, OpenFlags,
+    RawEntry, SearchWindow,
+};
 use samebytes_spec::grep::{GrepEnv, GrepStdout, BINARY_PREFIX};
 use samebytes_spec::world::{Node, World};
 use samebytes_spec::{Errno, Locale, Outcome};
+use std::cell::Cell;
 
 /// One grep run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -188,103 +193,165 @@ pub enum FileStrategy {
     Mapped,
 }
 
-/// The world as `samebytes::grep` sees it in tests.
+/// The world as `samebytes::grep` sees it in tests: stdin, and the named
+/// files ([`ModelFiles`]).
 struct ModelGrep<'w> {
-    case: &'w GrepCase,
-    strategy: FileStrategy,
-    stdin_consumed: bool,
+    files: ModelFiles<'w>,
+    stdin_consumed: Cell<bool>,
     /// Where the last read of a regular stdin started, and where the next
     /// one starts when grep put it back.
-    stdin_last_start: usize,
-    stdin_next: Option<usize>,
+    stdin_last_start: Cell<usize>,
+    stdin_next: Cell<Option<usize>>,
 }
 
-impl GrepSystem for ModelGrep<'_> {
-    fn open(&mut self, name: Option<&[u8]>) -> io::Result<GrepInput> {
+/// The named files of a case's world, which every search thread opens.
+struct ModelFiles<'w> {
+    case: &'w GrepCase,
+    strategy: FileStrategy,
+}
+
+/// An input over a node's bytes: `fail_at` is where a read fails with
+/// EIO; `would_block`, a stream whose reads fail with EAGAIN.
+fn model_input(
+    node: Node,
+    fail_at: Option<usize>,
+    would_block: bool,
+    strategy: FileStrategy,
+    case: &GrepCase,
+) -> io::Result<GrepInput> {
+    Ok(match node {
+        Node::Unreadable => return Err(io::Error::from_raw_os_error(libc::EACCES)),
+        Node::Closed => return Err(io::Error::from_raw_os_error(libc::EBADF)),
+        Node::Directory => GrepInput::Directory,
+        Node::Regular(d) if strategy == FileStrategy::Mapped => GrepInput::Mapped {
+            size: d.len() as u64,
+            file: Box::new(ModelMapped::new(d, fail_at, case)),
+        },
+        Node::Regular(d) => GrepInput::Reader {
+            size: Some(d.len() as u64),
+            reader: Box::new(ChunkedReader::new(
+                schedule::failing_reader(&d, 0, fail_at),
+                case.read.clone(),
+            )),
+            may_block: false,
+        },
+        Node::Stream(d) => GrepInput::Reader {
+            size: None,
+            reader: Box::new(ChunkedReader::new(
+                schedule::stream_reader(&d, would_block),
+                case.read.clone(),
+            )),
+            may_block: true,
+        },
+    })
+}
+
+fn lookup_error(e: Errno) -> io::Error {
+    io::Error::from_raw_os_error(match e {
+        Errno::NameTooLong => libc::ENAMETOOLONG,
+        _ => libc::ENOENT,
+    })
+}
+
+impl GrepFiles for ModelFiles<'_> {
+    fn open(&self, name: &[u8], _how: OpenFlags) -> io::Result<GrepInput> {
         let world = &self.case.world;
-        // The node, and where in its bytes a read fails with EIO.
-        let (node, fail_at) = match name {
-            Some(n) => (
-                world
-                    .lookup(n)
-                    .map_err(|e| {
-                        io::Error::from_raw_os_error(match e {
-                            Errno::NameTooLong => libc::ENAMETOOLONG,
-                            _ => libc::ENOENT,
-                        })
-                    })?
-                    .clone(),
-                world.read_errors.files.get(n).copied(),
-            ),
-            None => {
-                let s = &world.stdin;
-                let consumed = std::mem::replace(&mut self.stdin_consumed, true);
-                let fail_at = world.read_errors.stdin;
-                match (&s.node, consumed) {
-                    (Node::Regular(d), _) if self.stdin_next.is_some() => {
-                        let from = self.stdin_next.take().unwrap_or(0);
-                        self.stdin_last_start = from;
-                        (
-                            Node::Regular(d.get(from..).unwrap_or_default().to_vec()),
-                            fail_at.map(|at| at.saturating_sub(from)),
-                        )
-                    }
-                    (Node::Regular(_), true) => (Node::Regular(Vec::new()), None),
-                    (Node::Stream(_), true) => (Node::Stream(Vec::new()), None),
-                    (Node::Regular(d), false) => {
-                        self.stdin_last_start = s.offset;
-                        (
-                            Node::Regular(d.get(s.offset..).unwrap_or_default().to_vec()),
-                            fail_at.map(|at| at.saturating_sub(s.offset)),
-                        )
-                    }
-                    (other, _) => (other.clone(), None),
-                }
-            }
-        };
-        Ok(match node {
-            Node::Unreadable => return Err(io::Error::from_raw_os_error(libc::EACCES)),
-            Node::Closed => return Err(io::Error::from_raw_os_error(libc::EBADF)),
-            Node::Directory => GrepInput::Directory,
-            Node::Regular(d) if self.strategy == FileStrategy::Mapped => {
-                GrepInput::Mapped(Box::new(ModelMapped::new(d, fail_at, self.case)))
-            }
-            Node::Regular(d) => GrepInput::Reader {
-                reader: Box::new(ChunkedReader::new(
-                    schedule::failing_reader(&d, 0, fail_at),
-                    self.case.read.clone(),
-                )),
-                may_block: false,
-            },
-            Node::Stream(d) => GrepInput::Reader {
-                reader: Box::new(ChunkedReader::new(
-                    schedule::stream_reader(
-                        &d,
-                        name.is_none() && world.read_errors.stdin_would_block,
-                    ),
-                    self.case.read.clone(),
-                )),
-                may_block: true,
-            },
+        let node = world.lookup(name).map_err(lookup_error)?.clone();
+        let fail_at = world.read_errors.files.get(name).copied();
+        model_input(node, fail_at, false, self.strategy, self.case)
+    }
+
+    fn status(&self, name: &[u8], _follow: bool) -> io::Result<DirType> {
+        Ok(match self.case.world.lookup(name).map_err(lookup_error)? {
+            Node::Regular(_) | Node::Unreadable => DirType::Regular,
+            Node::Stream(_) => DirType::Device,
+            Node::Directory => DirType::Directory,
+            Node::Closed => return Err(io::Error::from_raw_os_error(libc::ENOENT)),
         })
     }
 
-    fn is_output_file(&mut self, name: &[u8]) -> bool {
-        matches!(&self.case.stdout, GrepStdout::File(f) if f == name)
-    }
-
-    fn stdout_is_dev_null(&mut self) -> bool {
-        self.case.stdout == GrepStdout::DevNull
-    }
-
-    fn stdin_done(&mut self, resume_at: Option<u64>) {
-        if let (Node::Regular(_), Some(r)) = (&self.case.world.stdin.node, resume_at) {
-            self.stdin_next = Some(self.stdin_last_start + r as usize);
+    fn list(&self, name: &[u8], out: &mut Vec<RawEntry>) -> io::Result<(u64, u64)> {
+        // The world's directories are empty.
+        out.clear();
+        match self.status(name, true)? {
+            DirType::Directory => Ok((0, name.len() as u64)),
+            _ => Err(io::Error::from_raw_os_error(libc::ENOTDIR)),
         }
     }
 
-    fn drain_stdin(&mut self) -> io::Result<()> {
-        let world = &self.case.world;
+    fn is_output_file(&self, name: &[u8]) -> bool {
+        matches!(&self.case.stdout, GrepStdout::File(f) if f == name)
+    }
+}
+
+impl GrepSystem for ModelGrep<'_> {
+    fn open_stdin(&self) -> io::Result<GrepInput> {
+        let case = self.files.case;
+        let s = &case.world.stdin;
+        let consumed = self.stdin_consumed.replace(true);
+        let fail_at = case.world.read_errors.stdin;
+        // The node, and where in its bytes a read fails with EIO.
+        let (node, fail_at) = match (&s.node, consumed) {
+            (Node::Regular(d), _) if self.stdin_next.get().is_some() => {
+                let from = self.stdin_next.take().unwrap_or(0);
+                self.stdin_last_start.set(from);
+                (
+                    Node::Regular(d.get(from..).unwrap_or_default().to_vec()),
+                    fail_at.map(|at| at.saturating_sub(from)),
+                )
+            }
+            (Node::Regular(_), true) => (Node::Regular(Vec::new()), None),
+            (Node::Stream(_), true) => (Node::Stream(Vec::new()), None),
+            (Node::Regular(d), false) => {
+                self.stdin_last_start.set(s.offset);
+                (
+                    Node::Regular(d.get(s.offset..).unwrap_or_default().to_vec()),
+                    fail_at.map(|at| at.saturating_sub(s.offset)),
+                )
+            }
+            (other, _) => (other.clone(), None),
+        };
+        // `-T` counts the whole file's size, wherever stdin stands in it.
+        let whole = match &s.node {
+            Node::Regular(d) => Some(d.len() as u64),
+            _ => None,
+        };
+        let would_block = case.world.read_errors.stdin_would_block;
+        let input = model_input(node, fail_at, would_block, self.files.strategy, case)?;
+        Ok(match input {
+            GrepInput::Mapped { file, .. } => GrepInput::Mapped {
+                file,
+                size: whole.unwrap_or(0),
+            },
+            GrepInput::Reader {
+                reader, may_block, ..
+            } => GrepInput::Reader {
+                reader,
+                may_block,
+                size: whole,
+            },
+            other => other,
+        })
+    }
+
+    fn files(&self) -> &dyn GrepFiles {
+        &self.files
+    }
+
+    fn stdout_is_dev_null(&self) -> bool {
+        self.files.case.stdout == GrepStdout::DevNull
+    }
+
+    fn stdin_done(&self, resume_at: Option<u64>) {
+        let node = &self.files.case.world.stdin.node;
+        if let (Node::Regular(_), Some(r)) = (node, resume_at) {
+            self.stdin_next
+                .set(Some(self.stdin_last_start.get() + r as usize));
+        }
+    }
+
+    fn drain_stdin(&self) -> io::Result<()> {
+        let world = &self.files.case.world;
         match world.stdin.node {
             Node::Stream(_) if world.read_errors.stdin_would_block => {
                 Err(io::Error::from_raw_os_error(libc::EAGAIN))
@@ -315,17 +382,23 @@ pub struct ModelMapped {
 
 impl ModelMapped {
     fn new(data: Vec<u8>, fail_at: Option<usize>, case: &GrepCase) -> ModelMapped {
+        ModelMapped::cut(data, fail_at, case.read.clone(), case.buffer)
+    }
+
+    /// Over `data`, read after a refusal by `read`; the refused and the
+    /// spoiled view are picked from `buffer`.
+    pub fn cut(data: Vec<u8>, fail_at: Option<usize>, read: ReadSchedule, buffer: usize) -> Self {
         // Views count from 1; 0 never comes.  A refusal of the first
         // view would leave the whole file to reading, which the stream
         // run of the same case already covers: from the second on.
-        let pick = |salt: usize| match (case.buffer + salt) % 3 {
+        let pick = |salt: usize| match (buffer + salt) % 3 {
             0 => 0,
-            r => r + 1 + (case.buffer / 3) % 3,
+            r => r + 1 + (buffer / 3) % 3,
         };
         ModelMapped {
             data,
             fail_at,
-            read: case.read.clone(),
+            read,
             views: 0,
             refused_view: pick(0),
             spoiled_view: pick(1),
@@ -364,7 +437,7 @@ impl MappedFile for ModelMapped {
         Ok(())
     }
 
-    fn into_reader(self: Box<Self>, offset: u64) -> io::Result<Box<dyn io::Read>> {
+    fn into_reader(self: Box<Self>, offset: u64) -> io::Result<Box<dyn io::Read + Send>> {
         Ok(Box::new(ChunkedReader::new(
             schedule::failing_reader(&self.data, offset as usize, self.fail_at),
             self.read,
@@ -376,11 +449,10 @@ impl MappedFile for ModelMapped {
 /// `strategy` says.
 pub fn run_impl(case: &GrepCase, strategy: FileStrategy) -> Outcome {
     let mut system = ModelGrep {
-        case,
-        strategy,
-        stdin_consumed: false,
-        stdin_last_start: 0,
-        stdin_next: None,
+        files: ModelFiles { case, strategy },
+        stdin_consumed: Cell::new(false),
+        stdin_last_start: Cell::new(0),
+        stdin_next: Cell::new(None),
     };
     let (stdout_sink, mut stderr) = order::sinks();
     let mut stdout = ShortWriter::new(stdout_sink, case.write_schedule());

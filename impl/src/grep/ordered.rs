@@ -1,0 +1,740 @@
+//! Searching many inputs on several threads, printed in exactly the order
+//! one thread would print them.
+//!
+//! The walker (its own thread) appends [`Item`]s to a queue of slots, one
+//! per item, in walk order.  The calling thread and `threads - 1` search
+//! threads take the files in queue order and search each into its slot.
+//! Only the calling thread prints: between its own files, and while it
+//! waits, it prints the slot at the head of the queue as its output
+//! arrives; its own file, once at the head, it prints directly.  It also
+//! searches the items that may wait on the outside world (stdin, devices)
+//! when they reach the head, as one thread would, and takes no file
+//! behind one.  A search thread wakes another only when that one waits.
+//!
+//! Invariants:
+//! - A slot's output is printed only when every slot before it has ended,
+//!   stdout and stderr interleaved as they were written; so the output is
+//!   one thread's, whatever the scheduling.
+//! - Output waits in memory only in slots behind the head, and at most
+//!   [`BEHIND_HEAD`] bytes of it: a search thread that would pass that
+//!   waits until its slot is the head.  At the head, at most [`AT_HEAD`]
+//!   bytes wait for the printer.  The head's searcher never waits for the
+//!   others, and the printer drains the head while it waits, so there is
+//!   always progress.
+//! - The walker stays at most [`QUEUED`] slots ahead of the printing.
+//! - A searcher cannot know whether the inputs before its own selected
+//!   anything, which decides whether a group separator comes before its
+//!   input's first group: it guesses yes and marks that separator
+//!   (`Sink::optional_head`), and the printer drops it when the guess was
+//!   wrong.
+//! - `-q` matching, `-P` dying, or stdout failing ends the run: the queue
+//!   is cancelled, every thread stops at its next write or item, and what
+//!   the slots behind hold is never printed.
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::io::{self, Write};
+use std::sync::{Condvar, Mutex, MutexGuard};
+
+use super::file::{ItemEnd, RunContext};
+use super::matcher::Matcher;
+use super::search::Search;
+use super::sink::{Sink, Stop};
+use super::system::GrepSystem;
+use super::walk::{Item, WalkState, Walker};
+
+/// The most bytes waiting in slots behind the head.
+pub(super) const BEHIND_HEAD: usize = 8 << 20;
+/// The most bytes waiting in the head slot for the printer.
+pub(super) const AT_HEAD: usize = 1 << 20;
+/// The walk is pulled this many items at a time: one lock and one
+/// wake-up per batch, not per file.
+const BATCH: usize = 32;
+/// A thread walks a batch when fewer files than this wait to be taken.
+const LOW_WATER: usize = 8;
+/// The most slots queued.  Command-line files are opened by the walker,
+/// so this also bounds the descriptors held open.
+pub(super) const QUEUED: usize = 256;
+
+/// Output of one slot, as it was written.
+enum Chunk {
+    /// Stdout bytes, of which the first `optional` are a separator
+    /// printed on a guess.
+    Out {
+        bytes: Vec<u8>,
+        optional: usize,
+    },
+    Err(Vec<u8>),
+}
+
+impl Chunk {
+    fn len(&self) -> usize {
+        match self {
+            Chunk::Out { bytes, .. } | Chunk::Err(bytes) => bytes.len(),
+        }
+    }
+}
+
+struct Slot {
+    /// The item, until a thread takes it.
+    item: Option<Item>,
+    /// Searched by the printer at the head (stdin, devices).
+    for_printer: bool,
+    chunks: VecDeque<Chunk>,
+    /// Bytes in `chunks`.
+    bytes: usize,
+    end: Option<ItemEnd>,
+}
+
+struct State {
+    slots: VecDeque<Slot>,
+    /// The number of `slots[0]`, counting from the first item.
+    head: u64,
+    /// Files before this number are taken.
+    taken: u64,
+    /// Items queued for the printer to search at the head.
+    printer_items: usize,
+    /// Files queued and not taken.
+    files_waiting: usize,
+    /// A thread is walking a batch.
+    walking: bool,
+    walk_done: bool,
+    /// Bytes in slots behind the head.
+    behind: usize,
+    cancelled: bool,
+    /// Who waits: search threads for files, the printer for anything,
+    /// writers and the walker for room.
+    idle_threads: usize,
+    printer_waits: bool,
+    waiting_for_room: usize,
+}
+
+/// The slots, and what waits on them.
+struct Queue {
+    state: Mutex<State>,
+    /// Where the walk stands; used by the thread that set
+    /// `State::walking`.
+    walk: Mutex<WalkState>,
+    work: Condvar,
+    printer: Condvar,
+    room: Condvar,
+}
+
+/// What the printer does next.
+enum Next {
+    Print(Vec<Chunk>),
+    Ended(ItemEnd),
+    /// Search this item at the head (stdin, a device).
+    AtHead(Item),
+    /// Search this file, of this slot.
+    File(u64, Item),
+    Finished,
+}
+
+/// Where the printer's own write went.
+enum OwnWrite {
+    /// Printed nothing: print these from the head first.
+    Print(Vec<Chunk>),
+    Ended(ItemEnd),
+    /// Its slot is the head: print it directly.
+    AtHead(Chunk),
+    Queued,
+}
+
+impl Queue {
+    fn new(walk: WalkState) -> Queue {
+        Queue {
+            state: Mutex::new(State {
+                slots: VecDeque::new(),
+                head: 0,
+                taken: 0,
+                printer_items: 0,
+                files_waiting: 0,
+                walking: false,
+                walk_done: false,
+                behind: 0,
+                cancelled: false,
+                idle_threads: 0,
+                printer_waits: false,
+                waiting_for_room: 0,
+            }),
+            walk: Mutex::new(walk),
+            work: Condvar::new(),
+            printer: Condvar::new(),
+            room: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A thread that panicked is a bug the abort already reported.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn wait<'g>(&self, on: &Condvar, guard: MutexGuard<'g, State>) -> MutexGuard<'g, State> {
+        on.wait(guard).unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn wake_printer(&self, st: &State) {
+        if st.printer_waits {
+            self.printer.notify_one();
+        }
+    }
+
+    /// Walk a batch and append it; only the thread that set
+    /// `State::walking` calls this, so the walk state is never contended.
+    fn walk_batch(&self, walker: &Walker) {
+        let mut batch = Vec::with_capacity(BATCH);
+        let done = {
+            let mut walk = self.walk.lock().unwrap_or_else(|e| e.into_inner());
+            walker.fill(&mut walk, &mut batch, BATCH);
+            walk.done()
+        };
+        let mut st = self.lock();
+        for item in batch {
+            Queue::append(&mut st, item);
+        }
+        st.walking = false;
+        st.walk_done = done;
+        match st.idle_threads {
+            0 => {}
+            1 => self.work.notify_one(),
+            _ => self.work.notify_all(),
+        }
+        self.wake_printer(&st);
+    }
+
+    /// Should this thread walk now?  When no one else does, there is room,
+    /// and few files are left to take (so that the other threads find
+    /// some when they come).  Claims the walk if so.
+    fn claim_walk(st: &mut State) -> bool {
+        let wanted = !st.walk_done
+            && !st.walking
+            && !st.cancelled
+            && st.files_waiting < LOW_WATER
+            && st.slots.len() < QUEUED;
+        st.walking |= wanted;
+        wanted
+    }
+
+    fn append(st: &mut State, item: Item) {
+        let mut slot = Slot {
+            item: None,
+            for_printer: true,
+            chunks: VecDeque::new(),
+            bytes: 0,
+            end: None,
+        };
+        match item {
+            Item::Note { text, error } => {
+                slot.bytes = text.len();
+                if !text.is_empty() {
+                    slot.chunks.push_back(Chunk::Err(text));
+                }
+                slot.end = Some(ItemEnd::Next {
+                    selected: false,
+                    error,
+                });
+            }
+            Item::File { .. } => {
+                slot.item = Some(item);
+                slot.for_printer = false;
+                st.files_waiting += 1;
+            }
+            Item::Device { .. } | Item::Stdin => {
+                slot.item = Some(item);
+                st.printer_items += 1;
+            }
+        }
+        if !st.slots.is_empty() {
+            st.behind += slot.bytes;
+        }
+        st.slots.push_back(slot);
+    }
+
+    fn cancel(&self) {
+        self.lock().cancelled = true;
+        self.work.notify_all();
+        self.printer.notify_all();
+        self.room.notify_all();
+    }
+
+    /// The next file no one has taken, and its slot number.  The
+    /// printer takes none behind an item it has still to search (it
+    /// searches that one first, at the head).
+    fn untaken(st: &mut State, printer: bool) -> Option<(u64, Item)> {
+        if printer && st.printer_items > 0 {
+            return None;
+        }
+        let head = st.head;
+        let from = st.taken.max(head);
+        let mut slots = st.slots.iter_mut().enumerate().skip((from - head) as usize);
+        let (i, slot) = slots.find(|(_, s)| !s.for_printer && s.item.is_some())?;
+        let item = slot.item.take()?;
+        let number = head + i as u64;
+        st.taken = number + 1;
+        st.files_waiting -= 1;
+        Some((number, item))
+    }
+
+    /// A search thread's: end the slot it searched, if any, and take the
+    /// next file to search and its slot number; `None` when there are no
+    /// more.
+    fn take(&self, ended: Option<(u64, ItemEnd)>, walker: &Walker) -> Option<(u64, Item)> {
+        let mut st = self.lock();
+        if let Some((number, end)) = ended {
+            self.end_slot(&mut st, number, end);
+        }
+        loop {
+            if st.cancelled {
+                return None;
+            }
+            if Queue::claim_walk(&mut st) {
+                drop(st);
+                self.walk_batch(walker);
+                st = self.lock();
+                continue;
+            }
+            if let Some(taken) = Queue::untaken(&mut st, false) {
+                return Some(taken);
+            }
+            if st.walk_done {
+                return None;
+            }
+            // Someone walks, or the queue is full until the head moves.
+            st.idle_threads += 1;
+            st = self.wait(&self.work, st);
+            st.idle_threads -= 1;
+        }
+    }
+
+    /// A search thread's: add a chunk to slot `number`, waiting while
+    /// there is no room.
+    fn write(&self, number: u64, chunk: Chunk) -> io::Result<()> {
+        let len = chunk.len();
+        let mut st = self.lock();
+        loop {
+            if st.cancelled {
+                return Err(io::Error::from_raw_os_error(libc::ECANCELED));
+            }
+            let at_head = number == st.head;
+            let index = (number - st.head) as usize;
+            let waiting = st.slots[index].bytes;
+            let room = match at_head {
+                true => waiting == 0 || waiting + len <= AT_HEAD,
+                false => st.behind + len <= BEHIND_HEAD,
+            };
+            if room {
+                if !at_head {
+                    st.behind += len;
+                }
+                let slot = &mut st.slots[index];
+                slot.bytes += len;
+                slot.chunks.push_back(chunk);
+                if at_head {
+                    self.wake_printer(&st);
+                }
+                return Ok(());
+            }
+            st.waiting_for_room += 1;
+            st = self.wait(&self.room, st);
+            st.waiting_for_room -= 1;
+        }
+    }
+
+    fn end_slot(&self, st: &mut State, number: u64, end: ItemEnd) {
+        let index = (number - st.head) as usize;
+        st.slots[index].end = Some(end);
+        if index == 0 {
+            self.wake_printer(st);
+        }
+    }
+
+    /// What is printable at the head, taken out under the lock: its
+    /// chunks, or its end (popping it).
+    fn printable(&self, st: &mut State) -> Option<Next> {
+        let slot = st.slots.front_mut()?;
+        if !slot.chunks.is_empty() {
+            slot.bytes = 0;
+            let chunks = slot.chunks.drain(..).collect();
+            if st.waiting_for_room > 0 {
+                self.room.notify_all();
+            }
+            return Some(Next::Print(chunks));
+        }
+        let end = slot.end?;
+        if st.slots.len() == QUEUED && st.idle_threads > 0 {
+            // Room to walk again.
+            self.work.notify_one();
+        }
+        st.slots.pop_front();
+        st.head += 1;
+        // The new head's bytes no longer count as behind it.
+        let moved = st.slots.front().map_or(0, |s| s.bytes);
+        st.behind -= moved;
+        if st.waiting_for_room > 0 {
+            self.room.notify_all();
+        }
+        Some(Next::Ended(end))
+    }
+
+    /// The printer's: end the slot it searched, if any, and wait for
+    /// something to do.
+    fn next(&self, ended: Option<(u64, ItemEnd)>, walker: &Walker) -> Next {
+        let mut st = self.lock();
+        if let Some((number, end)) = ended {
+            self.end_slot(&mut st, number, end);
+        }
+        loop {
+            if let Some(next) = self.printable(&mut st) {
+                return next;
+            }
+            let head_item = match st.slots.front_mut() {
+                Some(slot) if slot.for_printer => slot.item.take(),
+                _ => None,
+            };
+            if let Some(item) = head_item {
+                st.printer_items -= 1;
+                return Next::AtHead(item);
+            }
+            if Queue::claim_walk(&mut st) {
+                drop(st);
+                self.walk_batch(walker);
+                st = self.lock();
+                continue;
+            }
+            if !st.cancelled {
+                if let Some((number, item)) = Queue::untaken(&mut st, true) {
+                    return Next::File(number, item);
+                }
+            }
+            if st.slots.is_empty() && st.walk_done || st.cancelled {
+                return Next::Finished;
+            }
+            st.printer_waits = true;
+            st = self.wait(&self.printer, st);
+            st.printer_waits = false;
+        }
+    }
+
+    /// The printer's own write to slot `number`: printed directly when
+    /// its slot is the head, queued when there is room, or else the head
+    /// is printed first.
+    fn own_write(&self, number: u64, chunk: Chunk) -> OwnWrite {
+        let len = chunk.len();
+        let mut st = self.lock();
+        loop {
+            if number == st.head {
+                return OwnWrite::AtHead(chunk);
+            }
+            match self.printable(&mut st) {
+                Some(Next::Print(chunks)) => return OwnWrite::Print(chunks),
+                Some(Next::Ended(end)) => return OwnWrite::Ended(end),
+                _ => {}
+            }
+            if st.behind + len <= BEHIND_HEAD || st.cancelled {
+                st.behind += len;
+                let index = (number - st.head) as usize;
+                st.slots[index].bytes += len;
+                st.slots[index].chunks.push_back(chunk);
+                return OwnWrite::Queued;
+            }
+            st.printer_waits = true;
+            st = self.wait(&self.printer, st);
+            st.printer_waits = false;
+        }
+    }
+}
+
+/// A search thread's stdout or stderr: chunks into the slot of the item
+/// being searched.
+struct SlotWriter<'q> {
+    queue: &'q Queue,
+    slot: &'q Cell<u64>,
+    /// Stdout's: how many bytes of the next write are an optional
+    /// separator (the sink says at each flush).  Stderr has none.
+    optional: Option<&'q Cell<usize>>,
+}
+
+/// A write as a chunk: stdout's, with the optional separator length the
+/// sink set, or stderr's.
+fn chunk_of(buf: &[u8], optional: Option<usize>) -> Chunk {
+    match optional {
+        Some(optional) => Chunk::Out {
+            bytes: buf.to_vec(),
+            optional,
+        },
+        None => Chunk::Err(buf.to_vec()),
+    }
+}
+
+impl Write for SlotWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if !buf.is_empty() {
+            let optional = self.optional.map(Cell::take);
+            self.queue.write(self.slot.get(), chunk_of(buf, optional))?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// What the run so far adds up to.
+#[derive(Default)]
+pub(super) struct Tally {
+    pub(super) matched: bool,
+    pub(super) error: bool,
+    /// Has any input selected a line (for the group separator)?
+    pub(super) used: bool,
+}
+
+impl Tally {
+    /// Add an item's end; `Some(status)` when grep exits now.
+    pub(super) fn add(&mut self, end: ItemEnd) -> Option<i32> {
+        match end {
+            ItemEnd::Next { selected, error } => {
+                self.matched |= selected;
+                self.used |= selected;
+                self.error |= error;
+                None
+            }
+            ItemEnd::Exit(status) => Some(status),
+        }
+    }
+
+    pub(super) fn status(&self) -> i32 {
+        match (self.error, self.matched) {
+            (true, _) => 2,
+            (false, true) => 0,
+            (false, false) => 1,
+        }
+    }
+}
+
+/// The thread that prints: its streams, and where the run stands.
+pub(super) struct Printer<'p> {
+    pub(super) stdout: &'p mut dyn Write,
+    pub(super) stderr: &'p mut dyn Write,
+    pub(super) system: &'p dyn GrepSystem,
+    /// Set when writing to stdout failed.
+    pub(super) stdout_failed: Option<io::Error>,
+    pub(super) tally: Tally,
+    /// Set when an item ended the run.
+    pub(super) exit: Option<i32>,
+}
+
+impl Printer<'_> {
+    /// Print a chunk from the head; `Err` when stdout failed.
+    fn print(&mut self, chunk: Chunk) -> io::Result<()> {
+        match chunk {
+            Chunk::Out { bytes, optional } => {
+                let skip = if self.tally.used { 0 } else { optional };
+                self.stdout.write_all(&bytes[skip..])
+            }
+            Chunk::Err(text) => {
+                let _ = self.stderr.write_all(&text);
+                Ok(())
+            }
+        }
+    }
+
+    /// Print what the head holds, or add its end; `Err` when the run ends.
+    fn head(&mut self, next: Next) -> Result<Option<Next>, ()> {
+        match next {
+            Next::Print(chunks) => {
+                for chunk in chunks {
+                    if let Err(e) = self.print(chunk) {
+                        self.stdout_failed = Some(e);
+                        return Err(());
+                    }
+                }
+                Ok(None)
+            }
+            Next::Ended(end) => match self.tally.add(end) {
+                Some(status) => {
+                    self.exit = Some(status);
+                    Err(())
+                }
+                None => Ok(None),
+            },
+            other => Ok(Some(other)),
+        }
+    }
+}
+
+/// The printer's stdout or stderr for its own searches.
+struct OwnWriter<'q, 'p> {
+    queue: &'q Queue,
+    printer: &'q RefCell<Printer<'p>>,
+    slot: &'q Cell<u64>,
+    optional: Option<&'q Cell<usize>>,
+}
+
+impl Write for OwnWriter<'_, '_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        let optional = self.optional.map(Cell::take);
+        let mut chunk = Some(chunk_of(buf, optional));
+        let mut printer = self.printer.borrow_mut();
+        while let Some(c) = chunk.take() {
+            match self.queue.own_write(self.slot.get(), c) {
+                OwnWrite::Queued => {}
+                OwnWrite::AtHead(c) => printer.print(c)?,
+                OwnWrite::Print(chunks) => {
+                    for c in chunks {
+                        printer.print(c)?;
+                    }
+                    chunk = Some(chunk_of(buf, optional));
+                }
+                OwnWrite::Ended(end) => {
+                    if let Some(status) = printer.tally.add(end) {
+                        printer.exit = Some(status);
+                        self.queue.cancel();
+                        return Err(io::Error::from_raw_os_error(libc::ECANCELED));
+                    }
+                    chunk = Some(chunk_of(buf, optional));
+                }
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Search the items `walk` produces on this thread and a search thread
+/// per matcher, printing in walk order; the exit status, or `None`,
+/// having printed nothing, when the threads could not be started.
+pub(super) fn search_ordered<'a, 'p>(
+    ctx: &RunContext<'a>,
+    matcher: &'a Matcher,
+    matchers: Vec<Matcher>,
+    walker: &Walker,
+    walk: WalkState,
+    printer: Printer<'p>,
+) -> (Option<i32>, Printer<'p>) {
+    let queue = Queue::new(walk);
+    let queue = &queue;
+    let printer = RefCell::new(printer);
+    let status = std::thread::scope(|scope| {
+        for m in matchers {
+            let work = move || search_thread(queue, ctx, m, walker);
+            if std::thread::Builder::new()
+                .spawn_scoped(scope, work)
+                .is_err()
+            {
+                queue.cancel();
+                return None;
+            }
+        }
+        let status = print_and_search(queue, ctx, matcher, walker, &printer);
+        queue.cancel();
+        Some(status)
+    });
+    (status, printer.into_inner())
+}
+
+/// A search thread: take files in queue order and search each into its
+/// slot, until there are none or the run is cancelled.
+fn search_thread(queue: &Queue, ctx: &RunContext, matcher: Matcher, walker: &Walker) {
+    let slot = Cell::new(0);
+    let optional = Cell::new(0);
+    let mut out = SlotWriter {
+        queue,
+        slot: &slot,
+        optional: Some(&optional),
+    };
+    let mut err = SlotWriter {
+        queue,
+        slot: &slot,
+        optional: None,
+    };
+    let sink = Sink::new(&mut out, ctx.cfg.write_size, ctx.opts.line_buffered);
+    let mut search = Search::new(ctx, &matcher, sink.marking(&optional));
+    search.used_guessed = true;
+    let mut ended = None;
+    while let Some((number, item)) = queue.take(ended.take(), walker) {
+        slot.set(number);
+        search.used = true;
+        let end = search
+            .item(item, ctx, &mut err, None)
+            .and_then(|end| search.sink.flush().map(|()| end));
+        match end {
+            Ok(end) => ended = Some((number, end)),
+            // Only a cancelled run fails a write here.
+            Err(_) => return,
+        }
+    }
+}
+
+/// The printer: print the head as it comes, search the head's item when
+/// it is the printer's, and otherwise search files; the exit status.
+fn print_and_search(
+    queue: &Queue,
+    ctx: &RunContext,
+    matcher: &Matcher,
+    walker: &Walker,
+    printer: &RefCell<Printer>,
+) -> i32 {
+    let slot = Cell::new(0);
+    let optional = Cell::new(0);
+    let mut out = OwnWriter {
+        queue,
+        printer,
+        slot: &slot,
+        optional: Some(&optional),
+    };
+    let mut err = OwnWriter {
+        queue,
+        printer,
+        slot: &slot,
+        optional: None,
+    };
+    let sink = Sink::new(&mut out, ctx.cfg.write_size, ctx.opts.line_buffered);
+    let mut search = Search::new(ctx, matcher, sink.marking(&optional));
+    search.used_guessed = true;
+    let system = printer.borrow().system;
+    let mut ended = None;
+    loop {
+        let next = queue.next(ended.take(), walker);
+        let taken = printer.borrow_mut().head(next);
+        let (number, item, at_head) = match taken {
+            Err(()) => break,
+            Ok(None) => continue,
+            Ok(Some(Next::Finished)) => break,
+            Ok(Some(Next::AtHead(item))) => (queue.lock().head, item, true),
+            Ok(Some(Next::File(number, item))) => (number, item, false),
+            Ok(Some(_)) => continue,
+        };
+        slot.set(number);
+        search.used = true;
+        let stdin = at_head.then_some(system);
+        let end = search
+            .item(item, ctx, &mut err, stdin)
+            .and_then(|end| search.sink.flush().map(|()| end));
+        match end {
+            Ok(end) => ended = Some((number, end)),
+            Err(Stop::Write(e)) => {
+                let mut p = printer.borrow_mut();
+                if p.exit.is_none() && p.stdout_failed.is_none() {
+                    p.stdout_failed = Some(e);
+                }
+                break;
+            }
+            // `item` reports a dying search as an end.
+            Err(Stop::Match(_)) => break,
+        }
+    }
+    let p = printer.borrow();
+    match (&p.stdout_failed, p.exit) {
+        (Some(_), _) => 2,
+        (None, Some(status)) => status,
+        (None, None) => p.tally.status(),
+    }
+}
