@@ -2,7 +2,7 @@
 # Side-by-side benchmarks: samebytes against GNU coreutils and the best peer
 # (uutils), in one run, reported as t(GNU) / t(ours).
 #
-#   bash bench/run.sh [--runs N] [--only wc|cat|yes|grep] [--markdown FILE]
+#   bash bench/run.sh [--runs N] [--only wc|cat|yes|grep|grep-tree] [--markdown FILE]
 #
 # Installs hyperfine, pv and ripgrep from the distribution if they are
 # missing, and uutils (`cargo install coreutils`) into bench/data/uutils.
@@ -49,7 +49,7 @@ ours="$root/target/release"
 
 uutils="$data/uutils/bin/coreutils"
 # grep's peer is ripgrep: uutils is not needed for it alone.
-if [ "$only" != grep ] && ! "$uutils" --list 2>/dev/null | grep -qx yes; then
+if [ "$only" != grep ] && [ "$only" != grep-tree ] && ! "$uutils" --list 2>/dev/null | grep -qx yes; then
   echo "installing uutils coreutils (wc, cat, yes) into $data/uutils ..." >&2
   cargo install --quiet coreutils --no-default-features --features wc,cat,yes --root "$data/uutils" >&2 || true
 fi
@@ -239,6 +239,37 @@ for i in range(65536):
   pv -q "$P" | /usr/bin/time -f %M -o "$rssfile" "$g" b >/dev/null || true
   echo "rss|grep -c $(rss C "$g" -c sentence "$T")|grep -n $(rss C "$g" -n sentence "$T")|grep pathological $(rss C "$g" b "$P")|grep pathological from a pipe $(tail -1 "$rssfile")" >> "$results"
   rm -f "$rssfile"
+fi
+
+if [ -z "$only" ] || [ "$only" = grep-tree ]; then
+  have_uutils=1   # the peer column is ripgrep here
+  hf_output=pipe
+  hf_ignore=(-i)
+  # A real tree: a copy of the machine's cargo registry sources (tens of
+  # thousands of files), never committed.  ripgrep searches exactly the
+  # same files (-uuu: no ignore files, hidden files, binary files) on
+  # every core; its -c lists files without a match too (--include-zero),
+  # as GNU's does.
+  TR="$data/tree"
+  if [ ! -d "$TR" ]; then
+    mkdir -p "$TR"
+    cp -r "${CARGO_HOME:-$HOME/.cargo}/registry/src" "$TR/src"
+  fi
+  rustc -O -o "$data/read_floor" "$here/read_floor.rs"
+  find "$TR" -type f -print0 | xargs -0 cat > /dev/null   # warm the page cache
+  g="$ours/grep"
+  rg="rg -uuu"
+  rx="'pub fn [a-z_]+\\('"
+  bench "grep -r literal, printing lines, tree" C.UTF-8 "$runs" "$g -r Result $TR" "grep -r Result $TR" "$rg Result $TR"
+  bench "grep -ri literal, tree" C.UTF-8 "$runs" "$g -ri result $TR" "grep -ri result $TR" "$rg -i result $TR"
+  bench "grep -rE regex with a literal, tree" C.UTF-8 "$runs" "$g -rE $rx $TR" "grep -rE $rx $TR" "$rg $rx $TR"
+  bench "grep -rc literal, tree" C.UTF-8 "$runs" "$g -rc Result $TR" "grep -rc Result $TR" "$rg -c --include-zero Result $TR"
+  bench "grep -rl literal, tree" C.UTF-8 "$runs" "$g -rl Result $TR" "grep -rl Result $TR" "$rg -l Result $TR"
+  bench "grep -r, no match, tree" C.UTF-8 "$runs" "$g -r zqxjkv $TR" "grep -r zqxjkv $TR" "$rg zqxjkv $TR"
+  # The floor: list the tree and read every file on every core, no search.
+  bench "read every file of the tree (the floor), tree" C.UTF-8 "$runs" "$data/read_floor $TR $(nproc)" "grep -r zqxjkv $TR" "$rg zqxjkv $TR"
+  rss() { local loc=$1; shift; LC_ALL=$loc /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
+  echo "rss|grep -r $(rss C.UTF-8 "$g" -r Result "$TR")|grep -rc $(rss C.UTF-8 "$g" -rc Result "$TR")|grep -ri $(rss C.UTF-8 "$g" -ri result "$TR")" >> "$results"
 fi
 
 table=$(python3 - "$results" <<'PY'

@@ -13,7 +13,9 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 mod dir;
-pub use dir::{fnmatch_in, list_dir, lstat_path, open_path, DirType, OpenFlags, RawEntry};
+pub use dir::{
+    fnmatch_in, list_dir, list_dir_in, lstat_path, open_in, open_path, DirType, OpenFlags, RawEntry,
+};
 
 // ---------------------------------------------------------------------------
 // Start-up.  The binaries skip Rust's runtime start-up (`#![no_main]`): on a

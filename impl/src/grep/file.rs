@@ -61,12 +61,18 @@ impl Search<'_, '_> {
                     error,
                 })
             }
-            Item::File { name, opened } => {
+            Item::File {
+                name,
+                opened,
+                dir,
+                leaf,
+            } => {
                 let how = OpenFlags {
                     follow: ctx.opts.dereference,
                     nonblocking: false,
                 };
-                let opened = opened.unwrap_or_else(|| ctx.files.open(&name, how));
+                let opened = opened
+                    .unwrap_or_else(|| ctx.files.open_entry(dir.as_deref(), &name, leaf, how));
                 self.named(&name, opened, ctx, stderr)
             }
             Item::Device {

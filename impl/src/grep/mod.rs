@@ -65,7 +65,7 @@ mod walk;
 
 pub use run::run;
 pub use system::{
-    DirType, GrepFiles, GrepInput, GrepSystem, Leftover, MappedFile, OpenFlags, RawEntry,
+    DirType, GrepFiles, GrepInput, GrepSystem, Leftover, Listing, MappedFile, OpenFlags, RawEntry,
     SearchWindow, SystemFiles, SystemGrep,
 };
 

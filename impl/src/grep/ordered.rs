@@ -49,9 +49,9 @@ pub(super) const BEHIND_HEAD: usize = 8 << 20;
 pub(super) const AT_HEAD: usize = 1 << 20;
 /// The walk is pulled this many items at a time: one lock and one
 /// wake-up per batch, not per file.
-const BATCH: usize = 32;
+const BATCH: usize = 64;
 /// A thread walks a batch when fewer files than this wait to be taken.
-const LOW_WATER: usize = 8;
+const LOW_WATER: usize = 48;
 /// The most slots queued.  Command-line files are opened by the walker,
 /// so this also bounds the descriptors held open.
 pub(super) const QUEUED: usize = 256;

@@ -137,16 +137,46 @@ pub trait GrepSystem {
     fn drain_stdin(&self) -> io::Result<()>;
 }
 
+/// A directory listed: its identity (device, inode), and, where the system
+/// has one, a handle its entries can be opened through.
+pub struct Listing {
+    pub id: (u64, u64),
+    pub dir: Option<std::sync::Arc<std::fs::File>>,
+}
+
 /// Named files and directories, as the walker and every search thread
 /// see them.
 pub trait GrepFiles: Sync {
     /// Open a named input for searching.
     fn open(&self, name: &[u8], how: OpenFlags) -> io::Result<GrepInput>;
+    /// Open the entry `path` of a listed directory, whose own name is the
+    /// last `leaf` bytes of `path`, through the listing's handle.
+    fn open_entry(
+        &self,
+        dir: Option<&std::fs::File>,
+        path: &[u8],
+        leaf: usize,
+        how: OpenFlags,
+    ) -> io::Result<GrepInput> {
+        let _ = (dir, leaf);
+        self.open(path, how)
+    }
     /// What the name is (`stat`, or with `follow` false `lstat`).
     fn status(&self, name: &[u8], follow: bool) -> io::Result<DirType>;
-    /// The directory's entries in `readdir` order into `out`, and its
-    /// identity (device, inode).
-    fn list(&self, name: &[u8], out: &mut Vec<RawEntry>) -> io::Result<(u64, u64)>;
+    /// The directory's entries in `readdir` order into `out`.
+    fn list(&self, name: &[u8], out: &mut Vec<RawEntry>) -> io::Result<Listing>;
+    /// [`GrepFiles::list`] of the entry `path` of a listed directory, as
+    /// [`GrepFiles::open_entry`] opens one.
+    fn list_entry(
+        &self,
+        dir: Option<&std::fs::File>,
+        path: &[u8],
+        leaf: usize,
+        out: &mut Vec<RawEntry>,
+    ) -> io::Result<Listing> {
+        let _ = (dir, leaf);
+        self.list(path, out)
+    }
     /// Is this named input the regular file stdout appends to?
     fn is_output_file(&self, name: &[u8]) -> bool;
 }
@@ -234,8 +264,42 @@ impl GrepFiles for SystemFiles {
         })
     }
 
-    fn list(&self, name: &[u8], out: &mut Vec<RawEntry>) -> io::Result<(u64, u64)> {
-        crate::sys::list_dir(name, out)
+    fn open_entry(
+        &self,
+        dir: Option<&std::fs::File>,
+        path: &[u8],
+        leaf: usize,
+        how: OpenFlags,
+    ) -> io::Result<GrepInput> {
+        let name = match dir {
+            Some(_) => &path[path.len() - leaf..],
+            None => path,
+        };
+        let file = crate::sys::open_in(dir, name, how)?;
+        let input = crate::fdinput::FdInput::from_file(file);
+        Ok(input_of(input, self.map_min, true)?.0)
+    }
+
+    fn list(&self, name: &[u8], out: &mut Vec<RawEntry>) -> io::Result<Listing> {
+        self.list_entry(None, name, name.len(), out)
+    }
+
+    fn list_entry(
+        &self,
+        dir: Option<&std::fs::File>,
+        path: &[u8],
+        leaf: usize,
+        out: &mut Vec<RawEntry>,
+    ) -> io::Result<Listing> {
+        let name = match dir {
+            Some(_) => &path[path.len() - leaf..],
+            None => path,
+        };
+        let (id, dir) = crate::sys::list_dir_in(dir, name, out)?;
+        Ok(Listing {
+            id,
+            dir: Some(std::sync::Arc::new(dir)),
+        })
     }
 
     fn is_output_file(&self, name: &[u8]) -> bool {

@@ -20,8 +20,9 @@
 //! The kernel's `d_type` saves a `stat` per entry; `lstat` (or, under
 //! `-R`, `stat`) is asked only where it says nothing or names a link.
 
+use std::fs::File;
 use std::io;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use samebytes_spec::grep::{Devices, Directories, GrepOptions};
 
@@ -35,6 +36,10 @@ pub(super) enum Item {
     File {
         name: Vec<u8>,
         opened: Option<io::Result<GrepInput>>,
+        /// An entry of a walk: its directory, open, and the length of its
+        /// own name at the end of `name`, to open it by.
+        dir: Option<Arc<File>>,
+        leaf: usize,
     },
     /// A device (FIFO, socket, terminal…): opened in its turn, by the
     /// thread that prints.  `skipped`: a command-line name the filters
@@ -94,6 +99,8 @@ impl WalkState {
 struct Frame {
     path: Vec<u8>,
     id: (u64, u64),
+    /// The directory, open, if the system gives it.
+    dir: Option<Arc<File>>,
     entries: std::vec::IntoIter<RawEntry>,
 }
 
@@ -107,7 +114,8 @@ impl Walker<'_> {
                     continue;
                 };
                 let path = fts_child(&top.path, &entry.name);
-                if let Some(frame) = self.entry(&entry, path, &st.stack, out) {
+                let dir = top.dir.clone();
+                if let Some(frame) = self.entry(&entry, path, dir, &st.stack, out) {
                     st.stack.push(frame);
                 }
                 continue;
@@ -205,15 +213,18 @@ impl Walker<'_> {
             out.push(Item::File {
                 name: name.to_vec(),
                 opened: Some(Ok(input)),
+                dir: None,
+                leaf: name.len(),
             });
             return None;
         }
         drop(input);
         let mut listing = Vec::new();
         match self.files.list(name, &mut listing) {
-            Ok(id) => Some(Frame {
+            Ok(listed) => Some(Frame {
                 path: fts_root(name),
-                id,
+                id: listed.id,
+                dir: listed.dir,
                 entries: listing.into_iter(),
             }),
             Err(e) => {
@@ -237,6 +248,7 @@ impl Walker<'_> {
         &self,
         entry: &RawEntry,
         path: Vec<u8>,
+        parent: Option<Arc<File>>,
         walking: &[Frame],
         out: &mut Vec<Item>,
     ) -> Option<Frame> {
@@ -256,15 +268,20 @@ impl Walker<'_> {
             Err(e) => self.error(shown, &e),
             Ok(DirType::Directory) => {
                 let mut listing = Vec::new();
-                match self.files.list(&path, &mut listing) {
+                let leaf = entry.name.len();
+                match self
+                    .files
+                    .list_entry(parent.as_deref(), &path, leaf, &mut listing)
+                {
                     Err(e) => self.error(shown, &e),
-                    Ok(id) if walking.iter().any(|f| f.id == id) => {
+                    Ok(listed) if walking.iter().any(|f| f.id == listed.id) => {
                         self.note(shown, "warning: recursive directory loop", false)
                     }
-                    Ok(id) => {
+                    Ok(listed) => {
                         return Some(Frame {
                             path,
-                            id,
+                            id: listed.id,
+                            dir: listed.dir,
                             entries: listing.into_iter(),
                         })
                     }
@@ -280,6 +297,8 @@ impl Walker<'_> {
             Ok(DirType::Regular) => Item::File {
                 name: shown.to_vec(),
                 opened: None,
+                dir: parent,
+                leaf: entry.name.len(),
             },
         };
         out.push(item);

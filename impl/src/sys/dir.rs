@@ -39,7 +39,14 @@ pub struct OpenFlags {
 /// `open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC …)`, as GNU grep opens its
 /// inputs.
 pub fn open_path(path: &[u8], how: OpenFlags) -> io::Result<File> {
-    let c = c_path(path)?;
+    open_in(None, path, how)
+}
+
+/// `openat(dir, name, …)` as [`open_path`] opens: `name` is looked up in
+/// the open directory `dir` (the working directory for `None`), so a walk
+/// does not resolve every file's whole path again, as GNU's fts does not.
+pub fn open_in(dir: Option<&File>, name: &[u8], how: OpenFlags) -> io::Result<File> {
+    let c = c_path(name)?;
     let mut flags = libc::O_RDONLY | libc::O_NOCTTY | libc::O_CLOEXEC;
     if !how.follow {
         flags |= libc::O_NOFOLLOW;
@@ -47,9 +54,11 @@ pub fn open_path(path: &[u8], how: OpenFlags) -> io::Result<File> {
     if how.nonblocking {
         flags |= libc::O_NONBLOCK;
     }
-    // SAFETY: a valid NUL-terminated path and plain flags; the descriptor
-    // returned, if any, is ours alone and owned by the File below.
-    let fd = unsafe { libc::open(c.as_ptr(), flags) };
+    let at = dir.map_or(libc::AT_FDCWD, |d| d.as_raw_fd());
+    // SAFETY: a valid NUL-terminated name, a directory descriptor we hold
+    // open (or AT_FDCWD) and plain flags; the descriptor returned, if
+    // any, is ours alone and owned by the File below.
+    let fd = unsafe { libc::openat(at, c.as_ptr(), flags) };
     if fd < 0 {
         return Err(io::Error::last_os_error());
     }
@@ -81,13 +90,26 @@ const LISTING_BUFFER: usize = 64 * 1024;
 
 /// List the directory `path` in `readdir` order into `out` (cleared
 /// first), and give its identity (device, inode) from `fstat`, which,
-/// unlike `d_ino`, is right at a mount point too.
-pub fn list_dir(path: &[u8], out: &mut Vec<RawEntry>) -> io::Result<(u64, u64)> {
+/// unlike `d_ino`, is right at a mount point too, and the directory, open,
+/// to open its entries in ([`open_in`]).
+pub fn list_dir(path: &[u8], out: &mut Vec<RawEntry>) -> io::Result<((u64, u64), File)> {
+    list_dir_in(None, path, out)
+}
+
+/// [`list_dir`] of the entry `name` of the open directory `parent` (the
+/// working directory for `None`).
+pub fn list_dir_in(
+    parent: Option<&File>,
+    name: &[u8],
+    out: &mut Vec<RawEntry>,
+) -> io::Result<((u64, u64), File)> {
     out.clear();
-    let c = c_path(path)?;
+    let c = c_path(name)?;
     let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOCTTY | libc::O_CLOEXEC;
-    // SAFETY: a valid NUL-terminated path and plain flags.
-    let fd = unsafe { libc::open(c.as_ptr(), flags) };
+    let at = parent.map_or(libc::AT_FDCWD, |d| d.as_raw_fd());
+    // SAFETY: a valid NUL-terminated name, a directory descriptor we hold
+    // open (or AT_FDCWD) and plain flags.
+    let fd = unsafe { libc::openat(at, c.as_ptr(), flags) };
     if fd < 0 {
         return Err(io::Error::last_os_error());
     }
@@ -112,7 +134,7 @@ pub fn list_dir(path: &[u8], out: &mut Vec<RawEntry>) -> io::Result<(u64, u64)> 
             return Err(io::Error::last_os_error());
         }
         if n == 0 {
-            return Ok(id);
+            return Ok((id, dir));
         }
         // SAFETY: the first `n` bytes of `buf` were written by the kernel
         // just now; u8 has no alignment or validity requirements.
@@ -208,7 +230,25 @@ mod tests {
             }
         }
         let mut got = Vec::new();
-        let id = list_dir(dir.as_os_str().as_bytes(), &mut got).unwrap();
+        let (id, open) = list_dir(dir.as_os_str().as_bytes(), &mut got).unwrap();
+        let first = &got[0];
+        let how = OpenFlags {
+            follow: false,
+            nonblocking: false,
+        };
+        let entry =
+            open_in(Some(&open), &first.name, how).map(|f| super::super::fstat(f.as_raw_fd()));
+        let by_path = super::super::lstat_path(
+            dir.join(std::ffi::OsStr::from_bytes(&first.name))
+                .as_os_str()
+                .as_bytes(),
+        );
+        match first.kind {
+            Some(DirType::Symlink) => {
+                assert_eq!(entry.unwrap_err().raw_os_error(), Some(libc::ELOOP))
+            }
+            _ => assert_eq!(entry.unwrap().unwrap().id, by_path.unwrap().id),
+        }
         let want: Vec<RawEntry> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| {

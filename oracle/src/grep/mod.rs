@@ -17,8 +17,8 @@ use std::io;
 
 use crate::schedule::{self, ChunkedReader, ReadSchedule, ShortWriter, WriteSchedule};
 use samebytes::grep::{
-    DirType, GrepConfig, GrepFiles, GrepInput, GrepSystem, Leftover, MappedFile, OpenFlags,
-    RawEntry, SearchWindow,
+    DirType, GrepConfig, GrepFiles, GrepInput, GrepSystem, Leftover, Listing, MappedFile,
+    OpenFlags, RawEntry, SearchWindow,
 };
 use samebytes_spec::grep::{GrepEnv, GrepStdout, BINARY_PREFIX};
 use samebytes_spec::world::{Node, World};
@@ -270,11 +270,14 @@ impl GrepFiles for ModelFiles<'_> {
         })
     }
 
-    fn list(&self, name: &[u8], out: &mut Vec<RawEntry>) -> io::Result<(u64, u64)> {
+    fn list(&self, name: &[u8], out: &mut Vec<RawEntry>) -> io::Result<Listing> {
         // The world's directories are empty.
         out.clear();
         match self.status(name, true)? {
-            DirType::Directory => Ok((0, name.len() as u64)),
+            DirType::Directory => Ok(Listing {
+                id: (0, name.len() as u64),
+                dir: None,
+            }),
             _ => Err(io::Error::from_raw_os_error(libc::ENOTDIR)),
         }
     }

@@ -20,7 +20,9 @@ use crate::codec::{self, Decoder, Encoder};
 use crate::mismatch::{compare_in_order, Mismatch};
 use crate::order;
 use crate::schedule::{self, ChunkedReader, ReadSchedule};
-use samebytes::grep::{DirType, GrepConfig, GrepFiles, GrepInput, GrepSystem, OpenFlags, RawEntry};
+use samebytes::grep::{
+    DirType, GrepConfig, GrepFiles, GrepInput, GrepSystem, Listing, OpenFlags, RawEntry,
+};
 use samebytes_spec::grep::{grep_in_tree, GrepEnv, GrepStdout};
 use samebytes_spec::tree::{child_key, Entry, Tree};
 use samebytes_spec::world::{Node, Stdin, World};
@@ -432,12 +434,34 @@ impl GrepFiles for TreeFiles<'_> {
         })
     }
 
+    fn open_entry(
+        &self,
+        dir: Option<&std::fs::File>,
+        path: &[u8],
+        leaf: usize,
+        how: OpenFlags,
+    ) -> io::Result<GrepInput> {
+        check_leaf(dir, path, leaf);
+        self.open(path, how)
+    }
+
+    fn list_entry(
+        &self,
+        dir: Option<&std::fs::File>,
+        path: &[u8],
+        leaf: usize,
+        out: &mut Vec<RawEntry>,
+    ) -> io::Result<Listing> {
+        check_leaf(dir, path, leaf);
+        self.list(path, out)
+    }
+
     fn status(&self, name: &[u8], follow: bool) -> io::Result<DirType> {
         let (_, entry) = self.resolve(name, follow)?;
         Ok(kind(entry))
     }
 
-    fn list(&self, name: &[u8], out: &mut Vec<RawEntry>) -> io::Result<(u64, u64)> {
+    fn list(&self, name: &[u8], out: &mut Vec<RawEntry>) -> io::Result<Listing> {
         self.chance.delay();
         out.clear();
         let (key, entry) = self.resolve(name, true)?;
@@ -457,12 +481,28 @@ impl GrepFiles for TreeFiles<'_> {
         }
         let mut h = DefaultHasher::new();
         key.hash(&mut h);
-        Ok((1, h.finish()))
+        Ok(Listing {
+            id: (1, h.finish()),
+            dir: None,
+        })
     }
 
     fn is_output_file(&self, _name: &[u8]) -> bool {
         false
     }
+}
+
+/// The tree's listings give no handles; the leaf must still be the
+/// entry's own name, after a `/` (or the whole name, when `-r` with no
+/// operand leaves `./` off), which the real system opens it by.
+fn check_leaf(dir: Option<&std::fs::File>, path: &[u8], leaf: usize) {
+    assert!(dir.is_none());
+    let at = path.len() - leaf;
+    assert!(
+        leaf > 0 && (at == 0 || path[at - 1] == b'/'),
+        "leaf {leaf} of {path:?}"
+    );
+    assert!(!path[at..].contains(&b'/'), "leaf {leaf} of {path:?}");
 }
 
 fn kind(entry: &Entry) -> DirType {
