@@ -129,6 +129,8 @@ enum Next {
     /// Search this file, of this slot.
     File(u64, Item),
     Finished,
+    /// Nothing to do yet, and the printer asked not to wait.
+    WouldWait,
 }
 
 /// Where the printer's own write went.
@@ -139,6 +141,8 @@ enum OwnWrite {
     /// Its slot is the head: print it directly.
     AtHead(Chunk),
     Queued,
+    /// No room yet, and the printer asked not to wait.
+    WouldWait(Chunk),
 }
 
 impl Queue {
@@ -379,7 +383,7 @@ impl Queue {
 
     /// The printer's: end the slot it searched, if any, and wait for
     /// something to do.
-    fn next(&self, ended: Option<(u64, ItemEnd)>, walker: &Walker) -> Next {
+    fn next(&self, ended: Option<(u64, ItemEnd)>, walker: &Walker, may_wait: bool) -> Next {
         let mut st = self.lock();
         if let Some((number, end)) = ended {
             self.end_slot(&mut st, number, end);
@@ -410,6 +414,9 @@ impl Queue {
             if st.slots.is_empty() && st.walk_done || st.cancelled {
                 return Next::Finished;
             }
+            if !may_wait {
+                return Next::WouldWait;
+            }
             st.printer_waits = true;
             st = self.wait(&self.printer, st);
             st.printer_waits = false;
@@ -419,17 +426,19 @@ impl Queue {
     /// The printer's own write to slot `number`: printed directly when
     /// its slot is the head, queued when there is room, or else the head
     /// is printed first.
-    fn own_write(&self, number: u64, chunk: Chunk) -> OwnWrite {
+    fn own_write(&self, number: u64, chunk: Chunk, may_wait: bool) -> OwnWrite {
         let len = chunk.len();
         let mut st = self.lock();
         loop {
-            if number == st.head {
-                return OwnWrite::AtHead(chunk);
-            }
+            // The head's chunks first: they may be this slot's own, queued
+            // before it became the head.
             match self.printable(&mut st) {
                 Some(Next::Print(chunks)) => return OwnWrite::Print(chunks),
                 Some(Next::Ended(end)) => return OwnWrite::Ended(end),
                 _ => {}
+            }
+            if number == st.head {
+                return OwnWrite::AtHead(chunk);
             }
             if st.behind + len <= BEHIND_HEAD || st.cancelled {
                 st.behind += len;
@@ -437,6 +446,9 @@ impl Queue {
                 st.slots[index].bytes += len;
                 st.slots[index].chunks.push_back(chunk);
                 return OwnWrite::Queued;
+            }
+            if !may_wait {
+                return OwnWrite::WouldWait(chunk);
             }
             st.printer_waits = true;
             st = self.wait(&self.printer, st);
@@ -523,19 +535,71 @@ pub(super) struct Printer<'p> {
     pub(super) tally: Tally,
     /// Set when an item ended the run.
     pub(super) exit: Option<i32>,
+    /// Stdout from the slots, batched: written when `write_size` is
+    /// reached, before any message and before the printer waits (per
+    /// line with `--line-buffered`).
+    pending: Vec<u8>,
+    write_size: usize,
+    line_buffered: bool,
 }
 
-impl Printer<'_> {
+impl<'p> Printer<'p> {
+    pub(super) fn new(
+        stdout: &'p mut dyn Write,
+        stderr: &'p mut dyn Write,
+        system: &'p dyn GrepSystem,
+        write_size: usize,
+        line_buffered: bool,
+    ) -> Printer<'p> {
+        Printer {
+            stdout,
+            stderr,
+            system,
+            stdout_failed: None,
+            tally: Tally::default(),
+            exit: None,
+            pending: Vec::new(),
+            write_size,
+            line_buffered,
+        }
+    }
+
     /// Print a chunk from the head; `Err` when stdout failed.
     fn print(&mut self, chunk: Chunk) -> io::Result<()> {
         match chunk {
             Chunk::Out { bytes, optional } => {
                 let skip = if self.tally.used { 0 } else { optional };
-                self.stdout.write_all(&bytes[skip..])
+                self.pending.extend_from_slice(&bytes[skip..]);
+                if self.line_buffered || self.pending.len() >= self.write_size {
+                    self.flush()?;
+                }
+                Ok(())
             }
             Chunk::Err(text) => {
+                self.flush()?;
                 let _ = self.stderr.write_all(&text);
                 Ok(())
+            }
+        }
+    }
+
+    /// Write the batched stdout.
+    pub(super) fn flush(&mut self) -> io::Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let written = self.stdout.write_all(&self.pending);
+        self.pending.clear();
+        written
+    }
+
+    /// [`Printer::flush`], noting a failure; false if stdout failed.
+    fn flushed(&mut self) -> bool {
+        match self.flush() {
+            Ok(()) => true,
+            Err(e) => {
+                self.stdout_failed.get_or_insert(e);
+                false
             }
         }
     }
@@ -580,10 +644,21 @@ impl Write for OwnWriter<'_, '_> {
         let optional = self.optional.map(Cell::take);
         let mut chunk = Some(chunk_of(buf, optional));
         let mut printer = self.printer.borrow_mut();
+        let mut may_wait = false;
         while let Some(c) = chunk.take() {
-            match self.queue.own_write(self.slot.get(), c) {
+            match self.queue.own_write(self.slot.get(), c, may_wait) {
                 OwnWrite::Queued => {}
-                OwnWrite::AtHead(c) => printer.print(c)?,
+                // Its own output, at the head, goes out as it comes (a
+                // stdin that may block must not hold it back).
+                OwnWrite::AtHead(c) => {
+                    printer.print(c)?;
+                    printer.flush()?;
+                }
+                OwnWrite::WouldWait(c) => {
+                    printer.flush()?;
+                    may_wait = true;
+                    chunk = Some(c);
+                }
                 OwnWrite::Print(chunks) => {
                     for c in chunks {
                         printer.print(c)?;
@@ -702,7 +777,13 @@ fn print_and_search(
     let system = printer.borrow().system;
     let mut ended = None;
     loop {
-        let next = queue.next(ended.take(), walker);
+        let mut next = queue.next(ended.take(), walker, false);
+        if let Next::WouldWait = next {
+            if !printer.borrow_mut().flushed() {
+                break;
+            }
+            next = queue.next(None, walker, true);
+        }
         let taken = printer.borrow_mut().head(next);
         let (number, item, at_head) = match taken {
             Err(()) => break,
@@ -731,7 +812,10 @@ fn print_and_search(
             Err(Stop::Match(_)) => break,
         }
     }
-    let p = printer.borrow();
+    let mut p = printer.borrow_mut();
+    if p.stdout_failed.is_none() {
+        p.flushed();
+    }
     match (&p.stdout_failed, p.exit) {
         (Some(_), _) => 2,
         (None, Some(status)) => status,

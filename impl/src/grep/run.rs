@@ -12,7 +12,7 @@ use samebytes_spec::grep::{
 use super::file::RunContext;
 use super::filters::Filters;
 use super::matcher::Matcher;
-use super::ordered::{search_ordered, Printer, Tally};
+use super::ordered::{search_ordered, Printer};
 use super::search::Search;
 use super::sink::{Sink, Stop};
 use super::system::{GrepInput, GrepSystem, OpenFlags};
@@ -155,14 +155,7 @@ pub fn run(
         omit_dot_slash,
         with_filename: &ctx.with_filename,
     };
-    let mut printer = Printer {
-        stdout,
-        stderr,
-        system,
-        stdout_failed: None,
-        tally: Tally::default(),
-        exit: None,
-    };
+    let mut printer = Printer::new(stdout, stderr, system, cfg.write_size, opts.line_buffered);
     // This thread searches too: `threads - 1` more.
     let more = match parallel {
         true => (1..cfg.threads)
