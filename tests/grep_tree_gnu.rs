@@ -319,3 +319,37 @@ fn recursive_search_matches_gnu_on_generated_trees() {
     }
     assert_eq!(compared, cases);
 }
+
+/// A directory of more than 10,000 entries: gnulib's fts sorts such a
+/// listing by inode number (unless the file system is tmpfs, NFS or
+/// CIFS), so GNU prints its files in that order, not `readdir`'s; ours
+/// must print the same, on one thread and on several.
+#[test]
+fn big_directories_come_in_gnus_order() {
+    let scratch = Scratch::new("bigdir");
+    let root = scratch.path.join("big");
+    std::fs::create_dir(&root).unwrap();
+    for i in 0..10_050u32 {
+        // Names in an order unrelated to creation (and so to inodes).
+        let n = (i * 7919) % 10_050;
+        std::fs::write(
+            root.join(format!("f{n:05}")),
+            if n % 3 == 0 { "x\n" } else { "y\n" },
+        )
+        .unwrap();
+    }
+    std::fs::create_dir(root.join("sub")).unwrap();
+    std::fs::write(root.join("sub/inner"), "x\n").unwrap();
+    let args: Vec<Vec<u8>> = vec![b"-r".to_vec(), b"x".to_vec(), b".".to_vec()];
+    let gnu = run_grep(GNU_GREP.as_ref(), &root, &args, false, false, 1);
+    assert_eq!(gnu.2, 0);
+    let ours = common::binary("grep");
+    for threads in [1, 2, 3] {
+        let got = run_grep(&ours, &root, &args, false, false, threads);
+        assert!(
+            got.0 == gnu.0,
+            "{threads} threads: stdout differs from GNU's"
+        );
+        assert_eq!((got.1, got.2), (gnu.1.clone(), gnu.2));
+    }
+}

@@ -477,6 +477,7 @@ impl GrepFiles for TreeFiles<'_> {
             out.push(RawEntry {
                 name: n.clone(),
                 kind: entry.filter(|_| known).map(kind),
+                ino: 0,
             });
         }
         let mut h = DefaultHasher::new();
