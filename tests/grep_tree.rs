@@ -10,12 +10,12 @@ use arbitrary::{Arbitrary, Unstructured};
 use proptest::prelude::*;
 use samebytes_oracle::grep::tree::{check_grep_tree, TreeCase};
 
-/// Cases from `SAMEBYTES_TREE_CASES`, 400 by default.
+/// Cases from `SAMEBYTES_TREE_CASES`, 1500 by default.
 fn cases() -> u32 {
     std::env::var("SAMEBYTES_TREE_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(400)
+        .unwrap_or(1500)
 }
 
 proptest! {

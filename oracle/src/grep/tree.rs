@@ -352,10 +352,10 @@ impl Chance {
         mix(self.seed ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15))
     }
 
-    /// Wait a little, sometimes: up to 300 µs.
-    fn delay(&self) {
+    /// Wait a little, one time in `one_in`: up to 300 µs.
+    fn delay(&self, one_in: u64) {
         let r = self.next();
-        if r.is_multiple_of(3) {
+        if (r >> 20).is_multiple_of(one_in) {
             std::thread::sleep(std::time::Duration::from_micros(r % 300));
         }
     }
@@ -395,14 +395,15 @@ struct Slow<R> {
 
 impl<R: io::Read> io::Read for Slow<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.chance.delay();
+        // Reads are many (a byte at a time, with some schedules): rarely.
+        self.chance.delay(40);
         self.inner.read(buf)
     }
 }
 
 impl GrepFiles for TreeFiles<'_> {
     fn open(&self, name: &[u8], how: OpenFlags) -> io::Result<GrepInput> {
-        self.chance.delay();
+        self.chance.delay(3);
         let (key, entry) = self.resolve(name, how.follow)?;
         if self.case.tree.unreadable.contains(&key) {
             return Err(errno(Errno::Access));
@@ -462,7 +463,7 @@ impl GrepFiles for TreeFiles<'_> {
     }
 
     fn list(&self, name: &[u8], out: &mut Vec<RawEntry>) -> io::Result<Listing> {
-        self.chance.delay();
+        self.chance.delay(3);
         out.clear();
         let (key, entry) = self.resolve(name, true)?;
         let Entry::Dir(names) = entry else {
