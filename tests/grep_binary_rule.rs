@@ -226,6 +226,7 @@ impl Layout {
             },
             write: Default::default(),
             buffer: self.buffer,
+            colors: Default::default(),
         }
     }
 }
@@ -259,6 +260,7 @@ fn real_buffer_case(search: &[&str], data: &[u8]) -> GrepCase {
         read: Default::default(),
         write: Default::default(),
         buffer: REAL_BUFFER,
+        colors: Default::default(),
     }
 }
 

@@ -43,6 +43,7 @@ fn stream_case(args: &[&[u8]], data: Vec<u8>, buffer: usize, whole_file: bool) -
         read: Default::default(),
         write: Default::default(),
         buffer,
+        colors: Default::default(),
     }
 }
 

@@ -142,6 +142,13 @@ fn newline_anchor_possible(case: &GrepCase, opts: &samebytes_spec::grep::GrepOpt
 fn run_gnu(case: &GrepCase, dir: &Scratch) -> (Outcome, Option<Vec<u8>>) {
     let mut cmd = Command::new(GNU_GREP);
     cmd.args(case.args.iter().map(|a| OsStr::from_bytes(a)));
+    cmd.env_remove("GREP_COLORS").env_remove("GREP_COLOR");
+    if let Some(v) = &case.colors.grep_colors {
+        cmd.env("GREP_COLORS", OsStr::from_bytes(v));
+    }
+    if let Some(v) = &case.colors.grep_color {
+        cmd.env("GREP_COLOR", OsStr::from_bytes(v));
+    }
     let out_path = match &case.stdout {
         GrepStdout::Stream => {
             cmd.stdout(Stdio::piped());
@@ -541,6 +548,7 @@ fn gnu_dialect_edges_agree_with_the_spec_and_the_implementation() {
                 read: Default::default(),
                 write: Default::default(),
                 buffer: 4096,
+                colors: Default::default(),
             };
             case.write.failure = None;
             let dir = Scratch::new(&format!("grep-dialect-{}-{i}-{utf8}", std::process::id()));

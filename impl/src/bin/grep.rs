@@ -12,13 +12,20 @@ pub extern "C" fn main(
     _argv: *const *const std::ffi::c_char,
 ) -> std::ffi::c_int {
     samebytes::sys::start_process();
+    let var = |name: &str| {
+        use std::os::unix::ffi::OsStringExt;
+        std::env::var_os(name).map(|v| v.into_vec())
+    };
     let env = GrepEnv {
         locale: samebytes::locale(),
         posixly_correct: samebytes::posixly_correct(),
         program: samebytes::program_name("grep"),
+        grep_color: var("GREP_COLOR"),
+        grep_colors: var("GREP_COLORS"),
+        term: var("TERM"),
+        stdout_is_terminal: std::io::IsTerminal::is_terminal(&std::io::stdout()),
     };
     let mut stdout = samebytes::stdout_writer();
-    let is_terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let mut stderr = std::io::stderr();
     let cfg = GrepConfig::from_env();
     let status = run(
@@ -28,7 +35,6 @@ pub extern "C" fn main(
         &mut *stdout,
         &mut stderr,
         &cfg,
-        is_terminal,
     );
     std::process::exit(status);
 }

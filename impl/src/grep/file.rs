@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 
 use samebytes_spec::grep::{BinaryFiles, Effective, GrepEnv, GrepOptions, ListFiles};
 
+use super::paint::{painted, Ink, Palette};
 use super::search::{FileState, Search};
 use super::sink::Stop;
 use super::system::{GrepFiles, GrepInput, GrepSystem, OpenFlags};
@@ -25,6 +26,8 @@ pub(super) struct RunContext<'a> {
     pub(super) cfg: GrepConfig,
     /// Whether lines are prefixed with names (see [`super::walk::Walker`]).
     pub(super) with_filename: OnceLock<bool>,
+    /// `--color`'s sequences, when output is coloured.
+    pub(super) palette: Option<Palette>,
 }
 
 /// How an item ended.
@@ -227,11 +230,14 @@ impl Search<'_, '_> {
             error = true;
         }
         let selected = st.selected;
-        let name_end = if self.opts.null_after_name { 0 } else { b':' };
         if self.eff.count {
             if self.with_filename {
-                self.sink.buf.extend_from_slice(display);
-                self.sink.buf.push(name_end);
+                let out = &mut self.sink.buf;
+                painted(out, self.palette, Ink::FileName, display);
+                match self.opts.null_after_name {
+                    true => out.push(0),
+                    false => painted(out, self.palette, Ink::Separator, b":"),
+                }
             }
             super::output::push_decimal(&mut self.sink.buf, selected);
             self.sink.buf.push(b'\n');
@@ -243,7 +249,7 @@ impl Search<'_, '_> {
             ListFiles::None => false,
         };
         if listed {
-            self.sink.buf.extend_from_slice(display);
+            painted(&mut self.sink.buf, self.palette, Ink::FileName, display);
             let end = if self.opts.null_after_name { 0 } else { b'\n' };
             self.sink.line(&[], end)?;
         }

@@ -53,6 +53,7 @@ mod mapped;
 mod matcher;
 mod ordered;
 mod output;
+mod paint;
 mod perl;
 mod relay;
 mod run;

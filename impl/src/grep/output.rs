@@ -7,6 +7,7 @@ use samebytes_spec::grep::BinaryFiles;
 
 use super::buffer::Window;
 use super::lines;
+use super::paint::{painted, Ink, Palette};
 use super::search::Search;
 use super::sink::Stop;
 
@@ -18,24 +19,78 @@ impl Search<'_, '_> {
     /// prefix when the text after it (`text_len` bytes) is not empty.
     fn prefix(&mut self, number: u64, offset: u64, sep: u8, text_len: usize) {
         let out = &mut self.sink.buf;
+        let palette = self.palette;
         let tab = self.opts.initial_tab;
         let width = if tab { self.width } else { 0 };
         if self.with_filename {
-            out.extend_from_slice(&self.name);
-            out.push(if self.opts.null_after_name { 0 } else { sep });
+            painted(out, palette, Ink::FileName, &self.name);
+            match self.opts.null_after_name {
+                true => out.push(0),
+                false => painted(out, palette, Ink::Separator, &[sep]),
+            }
         }
-        if self.opts.line_number {
-            push_padded(out, number, width);
-            out.push(sep);
-        }
-        if self.opts.byte_offset {
-            push_padded(out, offset, width);
-            out.push(sep);
+        let numbers = [
+            (self.opts.line_number, number, Ink::LineNumber),
+            (self.opts.byte_offset, offset, Ink::ByteOffset),
+        ];
+        for (shown, n, ink) in numbers {
+            if shown {
+                if let Some(p) = palette {
+                    p.start(out, ink);
+                }
+                push_padded(out, n, width);
+                if let Some(p) = palette {
+                    p.end(out, ink);
+                }
+                painted(out, palette, Ink::Separator, &[sep]);
+            }
         }
         let any = self.with_filename || self.opts.line_number || self.opts.byte_offset;
         if tab && any && text_len > 0 {
             out.push(b'\t');
         }
+    }
+
+    /// The text of a line after its prefix, when output is coloured, as
+    /// GNU's `prline` colours it: in a line that matches (selected, or
+    /// with `-v` context), each match in its colour with the line's colour
+    /// started before the text leading to it; then the rest of the line,
+    /// but a last carriage return, in the line's colour.
+    fn painted_text(&mut self, p: &Palette, line: &[u8], selected: bool) -> Result<(), Stop> {
+        let line_ink = p.line_ink(selected, self.opts.invert);
+        let match_ink = if selected {
+            Ink::SelectedMatch
+        } else {
+            Ink::ContextMatch
+        };
+        let mut at = 0;
+        if selected != self.opts.invert && p.inks(match_ink) {
+            let (found, failure) = self.matcher.matches(line);
+            if let Some(f) = failure {
+                return Err(Stop::Match(f));
+            }
+            let out = &mut self.sink.buf;
+            for (s, e) in found {
+                p.start(out, line_ink);
+                out.extend_from_slice(&line[at..s]);
+                p.start(out, match_ink);
+                out.extend_from_slice(&line[s..e]);
+                p.end(out, match_ink);
+                at = e;
+            }
+        }
+        let out = &mut self.sink.buf;
+        if p.inks(line_ink) {
+            let end = line.len() - usize::from(line.last() == Some(&b'\r'));
+            if end > at {
+                p.start(out, line_ink);
+                out.extend_from_slice(&line[at..end]);
+                p.end(out, line_ink);
+                at = end;
+            }
+        }
+        out.extend_from_slice(&line[at..]);
+        Ok(())
     }
 
     pub(super) fn encoding_error(&self, text: &[u8]) -> bool {
@@ -79,25 +134,32 @@ impl Search<'_, '_> {
             let sep = if self.opts.invert { b'-' } else { b':' };
             let (found, failure) = self.matcher.matches(line);
             let stop = || failure.clone().map_or(Ok(false), |f| Err(Stop::Match(f)));
+            let ink = match sep {
+                b':' => Ink::SelectedMatch,
+                _ => Ink::ContextMatch,
+            };
             for (s, e) in found {
                 if self.encoding_error(&line[s..e]) {
                     return stop();
                 }
                 self.prefix(number, offset + s as u64, sep, e - s);
-                self.sink.line(&line[s..e], self.terminator)?;
+                painted(&mut self.sink.buf, self.palette, ink, &line[s..e]);
+                self.sink.line(&[], self.terminator)?;
             }
             return stop().map(|_| true);
         }
         if self.encoding_error(line) {
             return Ok(false);
         }
-        self.prefix(
-            number,
-            offset,
-            if selected { b':' } else { b'-' },
-            line.len(),
-        );
-        self.sink.line(line, self.terminator)?;
+        let sep = if selected { b':' } else { b'-' };
+        self.prefix(number, offset, sep, line.len());
+        match self.palette {
+            Some(p) => {
+                self.painted_text(p, line, selected)?;
+                self.sink.line(&[], self.terminator)?;
+            }
+            None => self.sink.line(line, self.terminator)?,
+        }
         Ok(true)
     }
 
@@ -161,10 +223,13 @@ impl Search<'_, '_> {
             if let Some(sep) = &opts.group_separator {
                 // Before an input's first group, the separator depends on
                 // what the inputs before it selected.
-                if self.used_guessed && self.file.selected == 1 && self.sink.buf.is_empty() {
-                    self.sink.optional_head = sep.len() + 1;
+                let first =
+                    self.used_guessed && self.file.selected == 1 && self.sink.buf.is_empty();
+                painted(&mut self.sink.buf, self.palette, Ink::Separator, sep);
+                if first {
+                    self.sink.optional_head = self.sink.buf.len() + 1;
                 }
-                self.sink.line(sep, b'\n')?;
+                self.sink.line(&[], b'\n')?;
             }
         }
         let mut at = first;

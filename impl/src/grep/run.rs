@@ -5,6 +5,7 @@
 
 use std::io::{self, Read, Write};
 
+use samebytes_spec::grep::color::Colors;
 use samebytes_spec::grep::{
     assemble_patterns, parse_args, pattern_file_error, Directories, GrepEnv, Invocation, ListFiles,
 };
@@ -13,6 +14,7 @@ use super::file::RunContext;
 use super::filters::Filters;
 use super::matcher::Matcher;
 use super::ordered::{search_ordered, Printer};
+use super::paint::Palette;
 use super::search::Search;
 use super::sink::{Sink, Stop};
 use super::system::{GrepInput, GrepSystem, OpenFlags};
@@ -28,7 +30,6 @@ pub fn run(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
     cfg: &GrepConfig,
-    stdout_is_terminal: bool,
 ) -> i32 {
     let program = env.program.as_str();
     let system: &dyn GrepSystem = system;
@@ -47,13 +48,6 @@ pub fn run(
             return outcome.status;
         }
     };
-    if stdout_is_terminal && opts.color_auto {
-        let _ = writeln!(
-            stderr,
-            "{program}: --color=auto on a terminal is not supported"
-        );
-        return 2;
-    }
     for w in &opts.warnings {
         let _ = writeln!(stderr, "{program}: {w}");
     }
@@ -88,6 +82,11 @@ pub fn run(
         && opts.effective(system.stdout_is_dev_null()).list != ListFiles::NonMatching
     {
         return 1;
+    }
+    // After GNU's early exit, before the patterns are compiled.
+    let (colors, color_warning) = Colors::of_run(&opts, env);
+    if let Some(w) = color_warning {
+        let _ = writeln!(stderr, "{program}: {w}");
     }
     let pcfg = opts.pattern_config(env.locale);
     let patterns = patterns.unwrap_or_default();
@@ -144,6 +143,7 @@ pub fn run(
             ..*cfg
         },
         with_filename,
+        palette: colors.map(Palette::new),
     };
     let files = ctx.files;
     let ctx = &ctx;

@@ -50,6 +50,8 @@ pub(super) struct Search<'a, 'o> {
     pub(super) with_filename: bool,
     /// `-T`'s width for numbers, for the input being searched.
     pub(super) width: usize,
+    /// `--color`'s sequences, when output is coloured.
+    pub(super) palette: Option<&'a super::paint::Palette>,
     pub(super) sink: Sink<'o>,
     /// Something was output, so a group separator may be due.
     pub(super) used: bool,
@@ -113,7 +115,7 @@ pub(super) fn binary_chunk(buffer: usize) -> usize {
 impl<'a, 'o> Search<'a, 'o> {
     /// A searcher for one thread of a run, writing into `sink`.
     pub(super) fn new(
-        ctx: &super::file::RunContext<'a>,
+        ctx: &'a super::file::RunContext<'_>,
         matcher: &'a Matcher,
         sink: Sink<'o>,
     ) -> Search<'a, 'o> {
@@ -126,6 +128,7 @@ impl<'a, 'o> Search<'a, 'o> {
             terminator: if opts.null_data { 0 } else { b'\n' },
             with_filename: false,
             width: 0,
+            palette: ctx.palette.as_ref(),
             sink,
             used: false,
             used_guessed: false,
@@ -314,7 +317,10 @@ impl Search<'_, '_> {
                     || self.opts.line_number
                     || self.opts.byte_offset
                     || self.with_filename
-                    || self.opts.line_buffered))
+                    || self.opts.line_buffered
+                    || self
+                        .palette
+                        .is_some_and(|p| p.inks(p.line_ink(true, self.opts.invert)))))
     }
 
     /// Select the whole lines `w.bytes[from..to]` (the last one

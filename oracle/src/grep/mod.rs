@@ -36,11 +36,43 @@ pub struct GrepCase {
     pub write: WriteSchedule,
     /// The stream buffer's starting capacity (the binary uses 256 KiB).
     pub buffer: usize,
+    /// `GREP_COLORS` and `GREP_COLOR`, for `--color` cases.
+    pub colors: ColorEnv,
 }
+
+/// The environment `--color` reads.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ColorEnv {
+    pub grep_colors: Option<Vec<u8>>,
+    pub grep_color: Option<Vec<u8>>,
+}
+
+/// `GREP_COLORS` values: each capability, empty and odd values, `rv`
+/// and `ne`, and malformed lists that GNU reads only up to the fault.
+const GREP_COLORS: &[&[u8]] = &[
+    b"",
+    b"ms=01;32",
+    b"mt=7:sl=1:cx=2",
+    b"sl=1;4:cx=33",
+    b"rv:sl=1:cx=2",
+    b"ne",
+    b"ms=:mc=:fn=:ln=:bn=:se=",
+    b"mc=35:ln=1:bn=4:se=2:fn=",
+    b"mt",
+    b"mt=:ms=3",
+    b"sl=1:x=y:cx=4",
+    b"sl=1:cx=2x:ms=4",
+    b"=1:ms=4",
+    b"ms=1=2",
+    b"ne:rv:sl=7",
+];
 
 impl GrepCase {
     pub fn env(&self) -> GrepEnv {
-        GrepEnv::new(if self.utf8 { Locale::Utf8 } else { Locale::C })
+        let mut env = GrepEnv::new(if self.utf8 { Locale::Utf8 } else { Locale::C });
+        env.grep_colors = self.colors.grep_colors.clone();
+        env.grep_color = self.colors.grep_color.clone();
+        env
     }
 
     /// The size of the biggest input.
@@ -96,7 +128,7 @@ impl GrepCase {
 
     pub fn encode(&self) -> String {
         let mut e = Encoder::default();
-        e.uint(1);
+        e.uint(2);
         codec::put_args(&mut e, &self.args);
         e.uint(u64::from(self.utf8));
         codec::put_world(&mut e, &self.world);
@@ -111,13 +143,23 @@ impl GrepCase {
         codec::put_read_schedule(&mut e, &self.read);
         codec::put_write_schedule(&mut e, &self.write);
         e.uint(self.buffer as u64);
+        for var in [&self.colors.grep_colors, &self.colors.grep_color] {
+            match var {
+                None => e.uint(0),
+                Some(v) => {
+                    e.uint(1);
+                    e.bytes(v);
+                }
+            }
+        }
         e.hex()
     }
 
     pub fn decode(hex: &str) -> Result<GrepCase, codec::DecodeError> {
         let raw = codec::from_hex(hex)?;
         let mut d = Decoder::new(&raw);
-        if d.uint()? != 1 {
+        let version = d.uint()?;
+        if !(1..=2).contains(&version) {
             return Err(codec::DecodeError);
         }
         let args = codec::get_args(&mut d)?;
@@ -132,6 +174,15 @@ impl GrepCase {
         let read = codec::get_read_schedule(&mut d)?;
         let write = codec::get_write_schedule(&mut d)?;
         let buffer = d.usize()?.max(1);
+        let mut colors = ColorEnv::default();
+        if version >= 2 {
+            for var in [&mut colors.grep_colors, &mut colors.grep_color] {
+                *var = match d.uint()? {
+                    0 => None,
+                    _ => Some(d.bytes()?),
+                };
+            }
+        }
         if !d.finished() {
             return Err(codec::DecodeError);
         }
@@ -143,21 +194,65 @@ impl GrepCase {
             read,
             write,
             buffer,
+            colors,
         })
     }
 }
 
+/// Maybe colour a case, one in four: `--color=always` first among its
+/// arguments (so that no `--` or operand comes before it), with
+/// `GREP_COLORS` and `GREP_COLOR` values from lists.  The choice is a
+/// hash of the case already drawn, not more input: inputs made before
+/// colour existed (the fuzz corpus) decode to the same cases, a quarter
+/// of them now coloured, and short inputs are coloured as often as long.
+fn colored(args: &mut Vec<Vec<u8>>, seed: u64) -> ColorEnv {
+    let mut h = seed;
+    let mut next = || {
+        h = h.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = h;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        (z ^ (z >> 31)) as usize
+    };
+    if next() % 4 != 0 {
+        return ColorEnv::default();
+    }
+    let flags: [&[u8]; 3] = [b"--color=always", b"--colour=always", b"--color=yes"];
+    args.insert(0, flags[next() % 3].to_vec());
+    let grep_colors = (next() % 4 != 0).then(|| GREP_COLORS[next() % GREP_COLORS.len()].to_vec());
+    let olds: [&[u8]; 4] = [b"7", b"01;32", b"", b"4x"];
+    let grep_color = (next() % 6 == 0).then(|| olds[next() % 4].to_vec());
+    ColorEnv {
+        grep_colors,
+        grep_color,
+    }
+}
+
+/// The hash [`colored`] draws from.
+fn case_seed(args: &[Vec<u8>], buffer: usize, utf8: bool) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (args, buffer, utf8).hash(&mut h);
+    h.finish()
+}
+
 impl<'a> Arbitrary<'a> for GrepCase {
     fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
-        let (args, utf8, world, stdout) = arbitrary_body(u)?;
+        let (mut args, utf8, world, stdout) = arbitrary_body(u)?;
+        let read = u.arbitrary()?;
+        let write = u.arbitrary()?;
+        let buffer = arbitrary_buffer(u)?;
+        let seed = case_seed(&args, buffer, utf8);
+        let colors = colored(&mut args, seed);
         Ok(GrepCase {
             args,
             utf8,
             world,
             stdout,
-            read: u.arbitrary()?,
-            write: u.arbitrary()?,
-            buffer: arbitrary_buffer(u)?,
+            read,
+            write,
+            buffer,
+            colors,
         })
     }
 }
@@ -166,8 +261,10 @@ impl<'a> Arbitrary<'a> for GrepCase {
 /// bytes, schedules and sizes from their own strategies.
 pub fn grep_case() -> impl Strategy<Value = GrepCase> {
     schedule::case_parts().prop_map(|(seed, read, write, buffer, _)| {
-        let (args, utf8, world, stdout) =
+        let (mut args, utf8, world, stdout) =
             arbitrary_body(&mut Unstructured::new(&seed)).unwrap_or_default();
+        let seed = case_seed(&args, buffer, utf8);
+        let colors = colored(&mut args, seed);
         GrepCase {
             args,
             utf8,
@@ -176,6 +273,7 @@ pub fn grep_case() -> impl Strategy<Value = GrepCase> {
             read,
             write,
             buffer,
+            colors,
         }
     })
 }
@@ -482,7 +580,6 @@ pub fn run_impl(case: &GrepCase, strategy: FileStrategy) -> Outcome {
         &mut stdout,
         &mut stderr,
         &cfg,
-        false,
     );
     drop(stdout);
     stderr.outcome(status)

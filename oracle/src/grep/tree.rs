@@ -582,7 +582,6 @@ pub fn run_impl(case: &TreeCase, strategy: FileStrategy, threads: usize) -> Outc
         &mut stdout,
         &mut stderr,
         &cfg,
-        false,
     );
     drop(stdout);
     stderr.outcome(status)

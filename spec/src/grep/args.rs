@@ -265,7 +265,9 @@ Context control:
   -NUM                      same as --context=NUM
       --group-separator=SEP  print SEP on line between matches with context
       --no-group-separator  do not print separator for matches with context
-      --color=never         no markers (auto is never when not a terminal)
+      --color[=WHEN],
+      --colour[=WHEN]       use markers to highlight the matching strings;
+                            WHEN is 'always', 'never', or 'auto'
   -U, --binary              do not strip CR characters at EOL (MSDOS/Windows)
 
 When FILE is '-', read standard input.  With no FILE, read '.' if
@@ -273,8 +275,7 @@ recursive, '-' otherwise.  With fewer than two FILEs, assume -h.
 Exit status is 0 if any line is selected, 1 otherwise;
 if any error occurs and -q is not given, the exit status is 2.
 
-Not supported (they fail with status 2): -X, and --color=always (or
-auto on a terminal).
+Not supported (it fails with status 2): -X.
 
 samebytes grep: a drop-in for GNU grep; see docs/differences.md.
 ";
@@ -458,11 +459,9 @@ pub fn parse_args(args: &[Vec<u8>], env: &GrepEnv) -> Invocation {
                     arg
                 };
                 match when.to_ascii_lowercase().as_slice() {
-                    b"never" | b"no" | b"none" => o.color_auto = false,
-                    // Not a terminal: `auto` means never.  The binary
-                    // refuses it on a terminal (see the impl).
-                    b"auto" | b"tty" | b"if-tty" => o.color_auto = true,
-                    b"always" | b"yes" | b"force" => return unsupported("--color=always"),
+                    b"never" | b"no" | b"none" => o.color = ColorWhen::Never,
+                    b"auto" | b"tty" | b"if-tty" => o.color = ColorWhen::Auto,
+                    b"always" | b"yes" | b"force" => o.color = ColorWhen::Always,
                     // GNU 3.8 shows its help (status 0) for any other word.
                     _ => show_help = true,
                 }

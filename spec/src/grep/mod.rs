@@ -45,6 +45,7 @@
 
 mod args;
 pub mod chars;
+pub mod color;
 pub mod glob;
 pub mod matcher;
 mod options;
@@ -63,7 +64,8 @@ pub use syntax::{CompileError, PatternConfig, Syntax};
 
 /// An output line's prefix: `NAME` then `sep` (a NUL with `-Z`), the line
 /// number with `-n`, the byte offset with `-b`, each followed by `sep`
-/// (`:` for a selected line, `-` for context).  With `-T` the numbers are
+/// (`:` for a selected line, `-` for context), each in its colour when
+/// `colors` are given.  With `-T` the numbers are
 /// right-aligned to `width` and a tab follows the prefix when there is one
 /// and the text after it (`text_len` bytes) is not empty.
 #[allow(clippy::too_many_arguments)]
@@ -76,19 +78,28 @@ pub fn write_prefix(
     sep: u8,
     width: usize,
     text_len: usize,
+    colors: Option<&color::Colors>,
 ) {
+    // Each piece in its colour (`fn`, `ln`, `bn`, `se`) when coloured.
+    let paint = |out: &mut Vec<u8>, pick: fn(&color::Colors) -> &[u8], text: &[u8]| match colors {
+        Some(c) => c.paint(out, pick(c), text),
+        None => out.extend_from_slice(text),
+    };
     if let Some(name) = name {
-        out.extend_from_slice(name);
-        out.push(if opts.null_after_name { 0 } else { sep });
+        paint(out, |c| &c.fname, name);
+        match opts.null_after_name {
+            true => out.push(0),
+            false => paint(out, |c| &c.se, &[sep]),
+        }
     }
     let width = if opts.initial_tab { width } else { 0 };
     if opts.line_number {
-        out.extend_from_slice(format!("{number:>width$}").as_bytes());
-        out.push(sep);
+        paint(out, |c| &c.ln, format!("{number:>width$}").as_bytes());
+        paint(out, |c| &c.se, &[sep]);
     }
     if opts.byte_offset {
-        out.extend_from_slice(format!("{offset:>width$}").as_bytes());
-        out.push(sep);
+        paint(out, |c| &c.bn, format!("{offset:>width$}").as_bytes());
+        paint(out, |c| &c.se, &[sep]);
     }
     let any = name.is_some() || opts.line_number || opts.byte_offset;
     if opts.initial_tab && any && text_len != 0 {

@@ -11,6 +11,12 @@ pub struct GrepEnv {
     pub posixly_correct: bool,
     /// `argv[0]`, used in every diagnostic.
     pub program: String,
+    /// `GREP_COLOR`, `GREP_COLORS` and `TERM`, if set.
+    pub grep_color: Option<Vec<u8>>,
+    pub grep_colors: Option<Vec<u8>>,
+    pub term: Option<Vec<u8>>,
+    /// Stdout is a terminal (for `--color=auto`).
+    pub stdout_is_terminal: bool,
 }
 
 impl GrepEnv {
@@ -19,8 +25,22 @@ impl GrepEnv {
             locale,
             posixly_correct: false,
             program: "grep".into(),
+            grep_color: None,
+            grep_colors: None,
+            term: None,
+            stdout_is_terminal: false,
         }
     }
+}
+
+/// `--color=WHEN`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ColorWhen {
+    #[default]
+    Never,
+    /// When stdout is a terminal and `TERM` is not `dumb`.
+    Auto,
+    Always,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -120,9 +140,8 @@ pub struct GrepOptions {
     /// `-T`: numbers padded to the file's width, a tab before the line.
     pub initial_tab: bool,
     pub line_buffered: bool,
-    /// `--color=auto`: no color unless stdout is a terminal, where the
-    /// binary refuses it.
-    pub color_auto: bool,
+    /// `--color`.
+    pub color: ColorWhen,
     /// Warnings GNU prints while parsing options (`-u`).
     pub warnings: Vec<String>,
     pub operands: Vec<Vec<u8>>,

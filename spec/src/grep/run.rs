@@ -51,6 +51,8 @@ pub(super) struct Run<'a> {
     pub(super) out: Transcript,
     /// Has any line or separator been printed (for the group separator)?
     pub(super) used: bool,
+    /// `--color`'s colours, when output is coloured.
+    pub(super) colors: Option<color::Colors>,
 }
 
 /// What one file produced.
@@ -72,7 +74,59 @@ impl Run<'_> {
     fn prefix(&mut self, name: &[u8], number: u64, offset: u64, sep: u8, text_len: usize) {
         let name = self.with_filename.unwrap_or(false).then_some(name);
         let (out, opts, width) = (&mut self.out.stdout, self.opts, self.width);
-        write_prefix(out, opts, name, number, offset, sep, width, text_len);
+        let colors = self.colors.as_ref();
+        write_prefix(
+            out, opts, name, number, offset, sep, width, text_len, colors,
+        );
+    }
+
+    /// Append `text`, in `color` when output is coloured.
+    fn paint(&mut self, color: impl Fn(&color::Colors) -> &[u8], text: &[u8]) {
+        match &self.colors {
+            Some(c) => c.paint(&mut self.out.stdout, color(c), text),
+            None => self.out.stdout.extend_from_slice(text),
+        }
+    }
+
+    /// A line's text after its prefix, coloured as GNU's `prline` does:
+    /// in a line that matches (a selected one, or with `-v` a context
+    /// one), each match in `ms` (`mc` in a context line), the text before
+    /// it started in the line's colour (`sl`, or `cx` for context; `rv`
+    /// swaps them with `-v`); then the rest of the line, but for a
+    /// trailing carriage return, in the line's colour.
+    fn line_text(&mut self, line: &[u8], selected: bool) {
+        let Some(c) = self.colors.clone() else {
+            self.out.stdout.extend_from_slice(line);
+            return;
+        };
+        let invert = self.opts.invert;
+        let out = &mut self.out.stdout;
+        let line_color = if selected != (invert && c.rv) {
+            &c.sl
+        } else {
+            &c.cx
+        };
+        let match_color = if selected { &c.ms } else { &c.mc };
+        let mut at = 0;
+        if selected != invert && !match_color.is_empty() {
+            for (s, e) in self.matcher.matches(line) {
+                c.start(out, line_color);
+                out.extend_from_slice(&line[at..s]);
+                c.paint(out, match_color, &line[s..e]);
+                at = e;
+            }
+        }
+        if !line_color.is_empty() {
+            let end = match line.last() {
+                Some(b'\r') => line.len() - 1,
+                _ => line.len(),
+            };
+            if end > at {
+                c.paint(out, line_color, &line[at..end]);
+                at = end;
+            }
+        }
+        out.extend_from_slice(&line[at..]);
     }
 
     /// Print one line (selected: `:`, context: `-`).  Returns false when an
@@ -98,7 +152,8 @@ impl Run<'_> {
                     return false;
                 }
                 self.prefix(name, number, offset + s as u64, sep, e - s);
-                self.out.stdout.extend_from_slice(&line[s..e]);
+                let selected_line = sep == b':';
+                self.paint(|c| if selected_line { &c.ms } else { &c.mc }, &line[s..e]);
                 self.out.stdout.push(self.terminator);
             }
             return true;
@@ -108,7 +163,7 @@ impl Run<'_> {
         }
         let sep = if selected { b':' } else { b'-' };
         self.prefix(name, number, offset, sep, line.len());
-        self.out.stdout.extend_from_slice(line);
+        self.line_text(line, selected);
         self.out.stdout.push(self.terminator);
         true
     }
@@ -147,7 +202,7 @@ impl Run<'_> {
         let first = i.saturating_sub(before.min(i as u64) as usize).max(floor);
         if context && self.used && p.lastout != Some(first) {
             if let Some(sep) = self.opts.group_separator.clone() {
-                self.out.stdout.extend_from_slice(&sep);
+                self.paint(|c| &c.se, &sep);
                 self.out.stdout.push(b'\n');
             }
         }
@@ -405,7 +460,7 @@ fn grep_with(
     };
     let program = env.program.as_str();
     let files = walk::Files { world, tree };
-    let (opts, matcher, out) = match prepare(args, env, &files, reads, stdout) {
+    let (opts, matcher, out, colors) = match prepare(args, env, &files, reads, stdout) {
         Ok(ready) => ready,
         Err((out, status)) => return finish(out, status, failure, program),
     };
@@ -432,6 +487,7 @@ fn grep_with(
         omit_dot_slash,
         out,
         used: false,
+        colors,
     };
     let filters = match walk::Filters::read(&opts, env.locale, &files, reads) {
         Ok(f) => f,
@@ -467,6 +523,10 @@ fn grep_with(
     finish(run.out, status, failure, program)
 }
 
+/// What a run starts from: its options, matcher, transcript so far and
+/// colours.
+type Prepared = (GrepOptions, Matcher, Transcript, Option<color::Colors>);
+
 /// Everything before the first operand: the options, the patterns and
 /// their compilation, with the diagnostics they give.  `Err` carries the
 /// exit status when grep ends there.
@@ -476,7 +536,7 @@ fn prepare(
     files: &walk::Files<'_>,
     reads: &mut Reads<'_>,
     stdout: &GrepStdout,
-) -> Result<(GrepOptions, Matcher, Transcript), (Transcript, i32)> {
+) -> Result<Prepared, (Transcript, i32)> {
     let program = env.program.as_str();
     let mut out = Transcript {
         stdout: Vec::new(),
@@ -523,12 +583,18 @@ fn prepare(
     }
     let cfg = opts.pattern_config(env.locale);
     let patterns = patterns.unwrap_or_default();
+    // After the patterns are read and GNU's early exit, before they are
+    // compiled: the warning about GREP_COLOR.
+    let (colors, color_warning) = color::Colors::of_run(&opts, env);
+    if let Some(w) = color_warning {
+        out.diagnose(format!("{program}: {w}\n"));
+    }
     match Matcher::compile(&patterns.patterns, &cfg) {
         Compiled::Ready(m, warnings) => {
             for w in &warnings {
                 out.diagnose(format!("{program}: {w}\n"));
             }
-            Ok((opts, *m, out))
+            Ok((opts, *m, out, colors))
         }
         Compiled::Failed(errors) => {
             for e in &errors {
@@ -702,8 +768,11 @@ impl Run<'_> {
         let null = self.opts.null_after_name;
         if self.eff.count {
             if self.with_filename.unwrap_or(false) {
-                self.out.stdout.extend_from_slice(display);
-                self.out.stdout.push(if null { 0 } else { b':' });
+                self.paint(|c| &c.fname, display);
+                match null {
+                    true => self.out.stdout.push(0),
+                    false => self.paint(|c| &c.se, b":"),
+                }
             }
             self.out
                 .stdout
@@ -715,7 +784,7 @@ impl Run<'_> {
             ListFiles::None => false,
         };
         if listed {
-            self.out.stdout.extend_from_slice(display);
+            self.paint(|c| &c.fname, display);
             self.out.stdout.push(if null { 0 } else { b'\n' });
         }
     }
