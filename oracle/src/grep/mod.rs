@@ -228,6 +228,27 @@ fn colored(args: &mut Vec<Vec<u8>>, seed: u64) -> ColorEnv {
     }
 }
 
+/// One case in five that names its matcher with `-E`, `-F`, `-P` (or none)
+/// names it with the undocumented `-X egrep`, `-X fgrep`, `-X perl` (or
+/// `-X grep`) instead: the same search, another spelling.
+fn respell_matcher(args: &mut Vec<Vec<u8>>, seed: u64) {
+    if !(seed >> 40).is_multiple_of(5) {
+        return;
+    }
+    let name: &[u8] = match args.first().map(Vec::as_slice) {
+        Some(b"-E") => b"egrep",
+        Some(b"-F") => b"fgrep",
+        Some(b"-P") => b"perl",
+        _ => {
+            args.insert(0, b"grep".to_vec());
+            args.insert(0, b"-X".to_vec());
+            return;
+        }
+    };
+    args[0] = b"-X".to_vec();
+    args.insert(1, name.to_vec());
+}
+
 /// The hash [`colored`] draws from.
 fn case_seed(args: &[Vec<u8>], buffer: usize, utf8: bool) -> u64 {
     use std::hash::{Hash, Hasher};
@@ -243,6 +264,7 @@ impl<'a> Arbitrary<'a> for GrepCase {
         let write = u.arbitrary()?;
         let buffer = arbitrary_buffer(u)?;
         let seed = case_seed(&args, buffer, utf8);
+        respell_matcher(&mut args, seed);
         let colors = colored(&mut args, seed);
         Ok(GrepCase {
             args,
@@ -264,6 +286,7 @@ pub fn grep_case() -> impl Strategy<Value = GrepCase> {
         let (mut args, utf8, world, stdout) =
             arbitrary_body(&mut Unstructured::new(&seed)).unwrap_or_default();
         let seed = case_seed(&args, buffer, utf8);
+        respell_matcher(&mut args, seed);
         let colors = colored(&mut args, seed);
         GrepCase {
             args,

@@ -275,7 +275,7 @@ recursive, '-' otherwise.  With fewer than two FILEs, assume -h.
 Exit status is 0 if any line is selected, 1 otherwise;
 if any error occurs and -q is not given, the exit status is 2.
 
-Not supported (it fails with status 2): -X.
+Not supported (it fails with status 2): -X awk, -X gawk, -X posixawk.
 
 samebytes grep: a drop-in for GNU grep; see docs/differences.md.
 ";
@@ -395,19 +395,30 @@ pub fn parse_args(args: &[Vec<u8>], env: &GrepEnv) -> Invocation {
                     }
                 }
             }
-            OptId::Extended | OptId::Fixed | OptId::Basic | OptId::Perl => {
-                let (name, syntax) = match id {
-                    OptId::Extended => ("egrep", Syntax::Extended),
-                    OptId::Fixed => ("fgrep", Syntax::Fixed),
-                    OptId::Basic => ("grep", Syntax::Basic),
-                    _ => ("perl", Syntax::Perl),
+            OptId::Extended | OptId::Fixed | OptId::Basic | OptId::Perl | OptId::Matcher => {
+                // `-X NAME` (undocumented) names a matcher as -G, -E, -F
+                // and -P do; its awk dialects are refused.
+                let (name, syntax) = match (id, arg.as_slice()) {
+                    (OptId::Extended, _) | (_, b"egrep") => ("egrep", Some(Syntax::Extended)),
+                    (OptId::Fixed, _) | (_, b"fgrep") => ("fgrep", Some(Syntax::Fixed)),
+                    (OptId::Basic, _) | (_, b"grep") => ("grep", Some(Syntax::Basic)),
+                    (OptId::Perl, _) | (_, b"perl") => ("perl", Some(Syntax::Perl)),
+                    (_, b"awk") => ("awk", None),
+                    (_, b"gawk") => ("gawk", None),
+                    (_, b"posixawk") => ("posixawk", None),
+                    (_, other) => {
+                        let other = String::from_utf8_lossy(other);
+                        return trouble(program, &format!("invalid matcher {other}"));
+                    }
                 };
                 if let Err(e) = set_matcher(name) {
                     return *e;
                 }
-                o.syntax = syntax;
+                match syntax {
+                    Some(syntax) => o.syntax = syntax,
+                    None => return unsupported(&format!("-X {name}")),
+                }
             }
-            OptId::Matcher => return unsupported("-X"),
             OptId::WithFilename => o.with_filename = Some(true),
             OptId::NoFilename => o.with_filename = Some(false),
             OptId::FilesWithout => o.list = ListFiles::NonMatching,
