@@ -225,7 +225,12 @@ fn run_grep(
     };
     cmd.env("SAMEBYTES_GREP_THREADS", threads.to_string())
         .env("SAMEBYTES_GREP_MAP_MIN", "3")
-        .env("SAMEBYTES_GREP_WINDOW", "4096");
+        .env("SAMEBYTES_GREP_WINDOW", "4096")
+        // Little room for output behind the file being printed, and few
+        // files queued: the search threads wait, in small trees too.
+        .env("SAMEBYTES_GREP_HELD", (threads * 7).to_string())
+        .env("SAMEBYTES_GREP_HEAD_HELD", "5")
+        .env("SAMEBYTES_GREP_QUEUED", threads.to_string());
     cmd.args(args.iter().map(|a| OsStr::from_bytes(a)))
         .current_dir(root)
         .env("LC_ALL", if utf8 { "C.UTF-8" } else { "C" })

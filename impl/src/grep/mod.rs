@@ -95,6 +95,13 @@ pub struct GrepConfig {
     /// bytes each); it holds about four records' worth at most, so that
     /// a file of short matching lines costs no more memory than one.
     pub record_hits: usize,
+    /// Searching many inputs on several threads (`ordered.rs`): the most
+    /// output bytes that wait behind the input being printed, the most
+    /// that wait at it, and the most inputs queued ahead (command-line
+    /// files are opened when queued, so this bounds descriptors too).
+    pub held: usize,
+    pub head_held: usize,
+    pub queued: usize,
 }
 
 impl Default for GrepConfig {
@@ -106,6 +113,9 @@ impl Default for GrepConfig {
             window: 8 << 20,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS)),
             record_hits: 16 * 1024,
+            held: 8 << 20,
+            head_held: 1 << 20,
+            queued: 256,
         }
     }
 }
@@ -113,7 +123,8 @@ impl Default for GrepConfig {
 impl GrepConfig {
     /// The defaults, with the test hooks `SAMEBYTES_GREP_BUFFER`,
     /// `SAMEBYTES_GREP_MAP_MIN` and `SAMEBYTES_GREP_WINDOW` (bytes), and
-    /// `SAMEBYTES_GREP_THREADS` (1 or 2).  They
+    /// `SAMEBYTES_GREP_THREADS`, and `SAMEBYTES_GREP_HELD`,
+    /// `SAMEBYTES_GREP_HEAD_HELD` and `SAMEBYTES_GREP_QUEUED`.  They
     /// are environment variables, not options, so the command line stays
     /// GNU's; they change how bytes travel, never which.
     pub fn from_env() -> GrepConfig {
@@ -127,6 +138,15 @@ impl GrepConfig {
         }
         if let Some(w) = get("SAMEBYTES_GREP_WINDOW") {
             cfg.window = (w as usize).max(1);
+        }
+        if let Some(n) = get("SAMEBYTES_GREP_HELD") {
+            cfg.held = n as usize;
+        }
+        if let Some(n) = get("SAMEBYTES_GREP_HEAD_HELD") {
+            cfg.head_held = n as usize;
+        }
+        if let Some(n) = get("SAMEBYTES_GREP_QUEUED") {
+            cfg.queued = (n as usize).max(1);
         }
         if let Some(n) = get("SAMEBYTES_GREP_THREADS") {
             cfg.threads = (n as usize).clamp(1, MAX_THREADS);

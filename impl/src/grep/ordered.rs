@@ -16,12 +16,13 @@
 //!   stdout and stderr interleaved as they were written; so the output is
 //!   one thread's, whatever the scheduling.
 //! - Output waits in memory only in slots behind the head, and at most
-//!   [`BEHIND_HEAD`] bytes of it: a search thread that would pass that
-//!   waits until its slot is the head.  At the head, at most [`AT_HEAD`]
+//!   `GrepConfig::held` bytes of it: a search thread that would pass that
+//!   waits until its slot is the head.  At the head, at most `head_held`
 //!   bytes wait for the printer.  The head's searcher never waits for the
 //!   others, and the printer drains the head while it waits, so there is
 //!   always progress.
-//! - The walker stays at most [`QUEUED`] slots ahead of the printing.
+//! - The walk stays at most `GrepConfig::queued` slots (and a batch)
+//!   ahead of the printing.
 //! - A searcher cannot know whether the inputs before its own selected
 //!   anything, which decides whether a group separator comes before its
 //!   input's first group: it guesses yes and marks that separator
@@ -43,18 +44,11 @@ use super::sink::{Sink, Stop};
 use super::system::GrepSystem;
 use super::walk::{Item, WalkState, Walker};
 
-/// The most bytes waiting in slots behind the head.
-pub(super) const BEHIND_HEAD: usize = 8 << 20;
-/// The most bytes waiting in the head slot for the printer.
-pub(super) const AT_HEAD: usize = 1 << 20;
 /// The walk is pulled this many items at a time: one lock and one
 /// wake-up per batch, not per file.
 const BATCH: usize = 64;
 /// A thread walks a batch when fewer files than this wait to be taken.
 const LOW_WATER: usize = 48;
-/// The most slots queued.  Command-line files are opened by the walker,
-/// so this also bounds the descriptors held open.
-pub(super) const QUEUED: usize = 256;
 
 /// Output of one slot, as it was written.
 enum Chunk {
@@ -112,6 +106,11 @@ struct State {
 /// The slots, and what waits on them.
 struct Queue {
     state: Mutex<State>,
+    /// The bytes waiting behind the head and at it, and the slots queued
+    /// (`GrepConfig::held`, `head_held`, `queued`).
+    held: usize,
+    head_held: usize,
+    queued: usize,
     /// Where the walk stands; used by the thread that set
     /// `State::walking`.
     walk: Mutex<WalkState>,
@@ -146,8 +145,11 @@ enum OwnWrite {
 }
 
 impl Queue {
-    fn new(walk: WalkState) -> Queue {
+    fn new(walk: WalkState, cfg: &super::GrepConfig) -> Queue {
         Queue {
+            held: cfg.held,
+            head_held: cfg.head_held,
+            queued: cfg.queued.max(1),
             state: Mutex::new(State {
                 slots: VecDeque::new(),
                 head: 0,
@@ -210,12 +212,12 @@ impl Queue {
     /// Should this thread walk now?  When no one else does, there is room,
     /// and few files are left to take (so that the other threads find
     /// some when they come).  Claims the walk if so.
-    fn claim_walk(st: &mut State) -> bool {
+    fn claim_walk(&self, st: &mut State) -> bool {
         let wanted = !st.walk_done
             && !st.walking
             && !st.cancelled
             && st.files_waiting < LOW_WATER
-            && st.slots.len() < QUEUED;
+            && st.slots.len() < self.queued;
         st.walking |= wanted;
         wanted
     }
@@ -292,7 +294,7 @@ impl Queue {
             if st.cancelled {
                 return None;
             }
-            if Queue::claim_walk(&mut st) {
+            if self.claim_walk(&mut st) {
                 drop(st);
                 self.walk_batch(walker);
                 st = self.lock();
@@ -324,8 +326,8 @@ impl Queue {
             let index = (number - st.head) as usize;
             let waiting = st.slots[index].bytes;
             let room = match at_head {
-                true => waiting == 0 || waiting + len <= AT_HEAD,
-                false => st.behind + len <= BEHIND_HEAD,
+                true => waiting == 0 || waiting + len <= self.head_held,
+                false => st.behind + len <= self.held,
             };
             if room {
                 if !at_head {
@@ -366,7 +368,7 @@ impl Queue {
             return Some(Next::Print(chunks));
         }
         let end = slot.end?;
-        if st.slots.len() == QUEUED && st.idle_threads > 0 {
+        if st.slots.len() == self.queued && st.idle_threads > 0 {
             // Room to walk again.
             self.work.notify_one();
         }
@@ -400,7 +402,7 @@ impl Queue {
                 st.printer_items -= 1;
                 return Next::AtHead(item);
             }
-            if Queue::claim_walk(&mut st) {
+            if self.claim_walk(&mut st) {
                 drop(st);
                 self.walk_batch(walker);
                 st = self.lock();
@@ -440,7 +442,7 @@ impl Queue {
             if number == st.head {
                 return OwnWrite::AtHead(chunk);
             }
-            if st.behind + len <= BEHIND_HEAD || st.cancelled {
+            if st.behind + len <= self.held || st.cancelled {
                 st.behind += len;
                 let index = (number - st.head) as usize;
                 st.slots[index].bytes += len;
@@ -694,7 +696,7 @@ pub(super) fn search_ordered<'a, 'p>(
     walk: WalkState,
     printer: Printer<'p>,
 ) -> (Option<i32>, Printer<'p>) {
-    let queue = Queue::new(walk);
+    let queue = Queue::new(walk, &ctx.cfg);
     let queue = &queue;
     let printer = RefCell::new(printer);
     let status = std::thread::scope(|scope| {

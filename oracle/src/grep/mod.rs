@@ -595,6 +595,11 @@ pub fn run_impl(case: &GrepCase, strategy: FileStrategy) -> Outcome {
             b if b < 4096 => 1 + b % 7,
             _ => GrepConfig::default().record_hits,
         },
+        // Several operands are searched on two threads, with little room
+        // for the output behind the printed one: the waits happen.
+        held: case.buffer % 61,
+        head_held: case.buffer % 7,
+        queued: 1 + case.buffer % 5,
     };
     let status = samebytes::grep::run(
         &case.args,

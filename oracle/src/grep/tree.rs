@@ -574,6 +574,12 @@ pub fn run_impl(case: &TreeCase, strategy: FileStrategy, threads: usize) -> Outc
         window: case.buffer.saturating_mul(2 + case.buffer % 3),
         threads,
         record_hits: GrepConfig::default().record_hits,
+        // Output waits behind the printed input in a few bytes only, and
+        // few inputs are queued, so that searchers wait for room and the
+        // walk for the printing, in small trees too.
+        held: (case.seed % 97) as usize,
+        head_held: (case.seed / 97 % 13) as usize,
+        queued: 1 + (case.seed / 1261 % 6) as usize,
     };
     let status = samebytes::grep::run(
         &case.args,
