@@ -189,10 +189,13 @@ impl Queue {
     /// Walk a batch and append it; only the thread that set
     /// `State::walking` calls this, so the walk state is never contended.
     fn walk_batch(&self, walker: &Walker) {
-        let mut batch = Vec::with_capacity(BATCH);
+        // Never more than the queue holds (tests shrink it, and the
+        // batches with it, so that small trees are walked in several).
+        let want = BATCH.min(self.queued);
+        let mut batch = Vec::with_capacity(want);
         let done = {
             let mut walk = self.walk.lock().unwrap_or_else(|e| e.into_inner());
-            walker.fill(&mut walk, &mut batch, BATCH);
+            walker.fill(&mut walk, &mut batch, want);
             walk.done()
         };
         let mut st = self.lock();
@@ -216,7 +219,7 @@ impl Queue {
         let wanted = !st.walk_done
             && !st.walking
             && !st.cancelled
-            && st.files_waiting < LOW_WATER
+            && st.files_waiting < LOW_WATER.min(self.queued)
             && st.slots.len() < self.queued;
         st.walking |= wanted;
         wanted
@@ -316,35 +319,49 @@ impl Queue {
     /// A search thread's: add a chunk to slot `number`, waiting while
     /// there is no room.
     fn write(&self, number: u64, chunk: Chunk) -> io::Result<()> {
-        let len = chunk.len();
         let mut st = self.lock();
+        let mut chunk = Some(chunk);
         loop {
             if st.cancelled {
                 return Err(io::Error::from_raw_os_error(libc::ECANCELED));
             }
-            let at_head = number == st.head;
-            let index = (number - st.head) as usize;
-            let waiting = st.slots[index].bytes;
-            let room = match at_head {
-                true => waiting == 0 || waiting + len <= self.head_held,
-                false => st.behind + len <= self.held,
-            };
-            if room {
-                if !at_head {
-                    st.behind += len;
-                }
-                let slot = &mut st.slots[index];
-                slot.bytes += len;
-                slot.chunks.push_back(chunk);
-                if at_head {
-                    self.wake_printer(&st);
-                }
-                return Ok(());
+            match chunk.take().map(|c| self.try_add(&mut st, number, c)) {
+                Some(Ok(())) => return Ok(()),
+                Some(Err(c)) => chunk = Some(c),
+                None => return Ok(()),
             }
             st.waiting_for_room += 1;
             st = self.wait(&self.room, st);
             st.waiting_for_room -= 1;
         }
+    }
+
+    /// Add a search thread's chunk to slot `number` if there is room: at
+    /// the head, up to `head_held` bytes waiting (any chunk when none
+    /// waits); behind it, up to `held` bytes in all the slots behind.
+    /// The chunk back when there is none.
+    fn try_add(&self, st: &mut State, number: u64, chunk: Chunk) -> Result<(), Chunk> {
+        let len = chunk.len();
+        let at_head = number == st.head;
+        let index = (number - st.head) as usize;
+        let waiting = st.slots[index].bytes;
+        let room = match at_head {
+            true => waiting == 0 || waiting + len <= self.head_held,
+            false => st.behind + len <= self.held,
+        };
+        if !room {
+            return Err(chunk);
+        }
+        if !at_head {
+            st.behind += len;
+        }
+        let slot = &mut st.slots[index];
+        slot.bytes += len;
+        slot.chunks.push_back(chunk);
+        if at_head {
+            self.wake_printer(st);
+        }
+        Ok(())
     }
 
     fn end_slot(&self, st: &mut State, number: u64, end: ItemEnd) {
@@ -822,5 +839,90 @@ fn print_and_search(
         (Some(_), _) => 2,
         (None, Some(status)) => status,
         (None, None) => p.tally.status(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str) -> Item {
+        Item::File {
+            name: name.as_bytes().to_vec(),
+            opened: None,
+            dir: None,
+            leaf: name.len(),
+        }
+    }
+
+    /// The room rule and its byte counts, asked directly (the tests that
+    /// compare output cannot see how much waited): behind the head the
+    /// slots hold at most `held` bytes between them; the head holds at
+    /// most `head_held` waiting for the printer, or one chunk of any size;
+    /// printing the head's chunks, or the head moving on, frees room.
+    #[test]
+    fn output_waits_only_within_its_room() {
+        let cfg = crate::grep::GrepConfig {
+            held: 10,
+            head_held: 4,
+            queued: 8,
+            ..Default::default()
+        };
+        let queue = Queue::new(WalkState::new(Vec::new()), &cfg);
+        let mut st = queue.lock();
+        for n in ["a", "b", "c"] {
+            Queue::append(&mut st, file(n));
+        }
+        let bytes = |n: usize| Chunk::Err(vec![b'x'; n]);
+        // Behind the head: 6, then 4 more fit; 1 more does not.
+        assert!(queue.try_add(&mut st, 1, bytes(6)).is_ok());
+        assert!(queue.try_add(&mut st, 2, bytes(4)).is_ok());
+        assert_eq!(st.behind, 10);
+        assert!(queue.try_add(&mut st, 2, bytes(1)).is_err());
+        // At the head: any first chunk, then up to 4 bytes waiting.
+        assert!(queue.try_add(&mut st, 0, bytes(9)).is_ok());
+        assert!(queue.try_add(&mut st, 0, bytes(1)).is_err());
+        assert_eq!(st.slots[0].bytes, 9);
+        // The printer takes the head's chunks: room at the head again.
+        assert!(matches!(queue.printable(&mut st), Some(Next::Print(c)) if c.len() == 1));
+        assert!(queue.try_add(&mut st, 0, bytes(3)).is_ok());
+        assert!(queue.try_add(&mut st, 0, bytes(1)).is_ok());
+        assert!(queue.try_add(&mut st, 0, bytes(1)).is_err());
+        // The head ends: slot 1 is the head now, its 6 bytes no longer
+        // behind it.
+        assert!(matches!(queue.printable(&mut st), Some(Next::Print(_))));
+        queue.end_slot(
+            &mut st,
+            0,
+            ItemEnd::Next {
+                selected: false,
+                error: false,
+            },
+        );
+        assert!(matches!(queue.printable(&mut st), Some(Next::Ended(_))));
+        assert_eq!((st.head, st.behind), (1, 4));
+        assert!(queue.try_add(&mut st, 2, bytes(6)).is_ok());
+        assert_eq!(st.behind, 10);
+    }
+
+    /// A note's message counts as output behind the head like any other.
+    #[test]
+    fn notes_count_behind_the_head() {
+        let cfg = crate::grep::GrepConfig {
+            held: 10,
+            ..Default::default()
+        };
+        let queue = Queue::new(WalkState::new(Vec::new()), &cfg);
+        let mut st = queue.lock();
+        let note = |text: &str| Item::Note {
+            text: text.as_bytes().to_vec(),
+            error: false,
+        };
+        Queue::append(&mut st, note("first"));
+        Queue::append(&mut st, note("second"));
+        Queue::append(&mut st, file("a"));
+        assert_eq!(st.behind, 6);
+        assert!(queue.try_add(&mut st, 2, Chunk::Err(vec![0; 5])).is_err());
+        assert_eq!(st.files_waiting, 1);
     }
 }

@@ -272,6 +272,9 @@ fn arbitrary_args(u: &mut Unstructured<'_>, tree: &Tree) -> arbitrary::Result<Ve
         let glob = u.choose(&[
             "*.c", "a*", "*a", "x.txt", "sub", "d*", "[ab]*", "?", "*", "\\a*", "*.txt", "[!a-m]*",
             "sub/",
+            // Plain names with backslashes (compared unescaped), and
+            // globs that match `été` by characters in UTF-8 only.
+            "\\a", "x\\.txt", "su\\b", "???", "?t?", "\\",
         ])?;
         let opt = u.choose(&["--include=", "--exclude=", "--exclude-dir="])?;
         args.push(s(&format!("{opt}{glob}")));
