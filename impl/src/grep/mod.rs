@@ -55,6 +55,7 @@ mod ordered;
 mod output;
 mod paint;
 mod perl;
+mod queue;
 mod relay;
 mod run;
 mod search;
