@@ -103,10 +103,7 @@ impl Search<'_, '_> {
     /// before it.
     fn diagnose(&mut self, stderr: &mut dyn Write, name: &[u8], what: &str) -> Result<(), Stop> {
         if !self.opts.no_messages {
-            self.sink.flush()?;
-            let program = self.env.program.as_str();
-            let name = String::from_utf8_lossy(name);
-            let _ = writeln!(stderr, "{program}: {name}: {what}");
+            self.diagnose_always(stderr, name, what)?;
         }
         Ok(())
     }
@@ -280,7 +277,10 @@ impl Search<'_, '_> {
         self.sink.flush()?;
         let program = self.env.program.as_str();
         let name = String::from_utf8_lossy(name);
-        let _ = writeln!(stderr, "{program}: {name}: {what}");
+        // One write: a search thread's message is one piece of its slot,
+        // never cut by a run that ends while it is written.
+        let text = format!("{program}: {name}: {what}\n");
+        let _ = stderr.write_all(text.as_bytes());
         Ok(())
     }
 }

@@ -230,6 +230,10 @@ impl Write for OwnWriter<'_, '_> {
         let optional = self.optional.map(Cell::take);
         let mut chunk = Some(chunk_of(buf, optional));
         let mut printer = self.printer.borrow_mut();
+        if printer.exit.is_some() {
+            // The run has ended: the rest of this output is never printed.
+            return Err(io::Error::from_raw_os_error(libc::ECANCELED));
+        }
         let mut may_wait = false;
         while let Some(c) = chunk.take() {
             match self.queue.own_write(self.slot.get(), c, may_wait) {
@@ -363,6 +367,11 @@ fn print_and_search(
     let system = printer.borrow().system;
     let mut ended = None;
     loop {
+        // An end met while the printer wrote its own output (`-q`, a
+        // dying search) ends the run: nothing after it is printed.
+        if printer.borrow().exit.is_some() {
+            break;
+        }
         let mut next = queue.next(ended.take(), walker, false);
         if let Next::WouldWait = next {
             if !printer.borrow_mut().flushed() {
