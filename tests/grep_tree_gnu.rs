@@ -149,23 +149,8 @@ fn args_for(rng: &mut Rng, made: &Made, deref: bool) -> Vec<Vec<u8>> {
         (false, 1) => "--directories=recurse",
         _ => "--recursive",
     }));
-    let output: &[&str] = rng.pick(&[
-        &[][..],
-        &["-l"],
-        &["-c"],
-        &["-n"],
-        &["-H"],
-        &["-h"],
-        &["-L"],
-        &["-s"],
-        &["-q"],
-        &["-T"],
-        &["-T", "-n", "-b"],
-        &["-o", "-b"],
-        &["-Z", "-l"],
-        &["-a"],
-        &["-I", "-c"],
-    ]);
+    // The tree differential test's option sets: GNU checks them too.
+    let output: &[&str] = rng.pick(samebytes_oracle::grep::tree::TREE_FLAGS);
     args.extend(output.iter().map(|o| s(o)));
     for _ in 0..rng.below(3) {
         let glob = rng.pick(&[

@@ -74,16 +74,19 @@ fn has_wildcards(pattern: &[u8]) -> bool {
     false
 }
 
-/// gnulib's `unescape_pattern`: a backslash before a byte is dropped.
+/// gnulib's `unescape_pattern`: a backslash before a byte is dropped (a
+/// last one stays).
 fn unescape(pattern: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(pattern.len());
-    let mut i = 0;
-    while i < pattern.len() {
-        if pattern[i] == b'\\' && i + 1 < pattern.len() {
-            i += 1;
+    let mut bytes = pattern.iter().copied().peekable();
+    while let Some(b) = bytes.next() {
+        match (b, bytes.peek()) {
+            (b'\\', Some(&quoted)) => {
+                out.push(quoted);
+                bytes.next();
+            }
+            _ => out.push(b),
         }
-        out.push(pattern[i]);
-        i += 1;
     }
     out
 }

@@ -231,6 +231,34 @@ fn fill(
     Ok(())
 }
 
+/// The option sets a recursive case draws from (the GNU tree test draws
+/// from them too): each output mode, context, `-m`, `-z`, names.
+pub const TREE_FLAGS: &[&[&str]] = &[
+    &[],
+    &["-l"],
+    &["-c"],
+    &["-n"],
+    &["-H"],
+    &["-h"],
+    &["-L"],
+    &["-s"],
+    &["-q"],
+    &["-T"],
+    &["-T", "-n", "-b"],
+    &["-o", "-b"],
+    &["-Z", "-l"],
+    &["-a"],
+    &["-I", "-c"],
+    &["-C1"],
+    &["-A1", "-n"],
+    &["-B2", "-v"],
+    &["-m1", "-A1"],
+    &["-v", "-c"],
+    &["-z"],
+    &["--group-separator=XX", "-C1"],
+    &["--line-buffered", "-n"],
+];
+
 fn arbitrary_args(u: &mut Unstructured<'_>, tree: &Tree) -> arbitrary::Result<Vec<Vec<u8>>> {
     let s = |x: &str| x.as_bytes().to_vec();
     let mut args = vec![s(u.choose(&[
@@ -240,31 +268,7 @@ fn arbitrary_args(u: &mut Unstructured<'_>, tree: &Tree) -> arbitrary::Result<Ve
         "--directories=recurse",
         "-rR",
     ])?)];
-    let flags: &[&[&str]] = &[
-        &[],
-        &["-l"],
-        &["-c"],
-        &["-n"],
-        &["-H"],
-        &["-h"],
-        &["-L"],
-        &["-s"],
-        &["-q"],
-        &["-T"],
-        &["-T", "-n", "-b"],
-        &["-o", "-b"],
-        &["-Z", "-l"],
-        &["-a"],
-        &["-I", "-c"],
-        &["-C1"],
-        &["-A1", "-n"],
-        &["-B2", "-v"],
-        &["-m1", "-A1"],
-        &["-v", "-c"],
-        &["-z"],
-        &["--group-separator=XX", "-C1"],
-        &["--line-buffered", "-n"],
-    ];
+    let flags = TREE_FLAGS;
     for _ in 0..u.int_in_range(1..=2)? {
         args.extend(u.choose(flags)?.iter().map(|f| s(f)));
     }
