@@ -534,4 +534,27 @@ mod tests {
         assert!(queue.try_add(&mut st, 2, Chunk::Err(vec![0; 5])).is_err());
         assert_eq!(st.files_waiting, 1);
     }
+
+    /// The printing thread searches a device itself when it reaches the
+    /// head, so it takes no file queued behind one (with little room for
+    /// output it would wait for the head while the head waits for it); a
+    /// search thread takes them.
+    #[test]
+    fn the_printer_takes_no_file_past_a_device() {
+        let queue = Queue::new(WalkState::new(Vec::new()), &Default::default());
+        let mut st = queue.lock();
+        Queue::append(&mut st, file("a"));
+        let device = Item::Device {
+            name: b"fifo".to_vec(),
+            follow: true,
+            skipped: false,
+        };
+        Queue::append(&mut st, device);
+        Queue::append(&mut st, file("b"));
+        let taken = |st: &mut State, printer| Queue::untaken(st, printer).map(|(n, _)| n);
+        assert_eq!(taken(&mut st, false), Some(0));
+        assert_eq!(taken(&mut st, true), None);
+        assert_eq!(taken(&mut st, false), Some(2));
+        assert_eq!((st.files_waiting, st.printer_items), (0, 1));
+    }
 }
