@@ -301,7 +301,16 @@ fn arbitrary_args(u: &mut Unstructured<'_>, tree: &Tree) -> arbitrary::Result<Ve
         .collect();
     for _ in 0..u.int_in_range(0..=3)? {
         let operand = match u.int_in_range(0..=6)? {
-            0 => s(u.choose(&[".", "./", ".//", "-", "nonexistent", "sub/../a"])?),
+            0 => s(u.choose(&[
+                ".",
+                "./",
+                ".//",
+                "-",
+                "nonexistent",
+                "sub/../a",
+                "//",
+                "///",
+            ])?),
             1 | 2 if !dirs.is_empty() => {
                 let d = u.choose(&dirs)?;
                 [&d[..], if u.ratio(1, 3)? { b"/" } else { b"" }].concat()
