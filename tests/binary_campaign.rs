@@ -521,6 +521,77 @@ fn grep_read_errors_follow_gnu() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// One file with a bad page, named four times and searched mapped on four
+/// threads at once: every search meets the fault in its own window at the
+/// same time, and each must report it as the spec does (one guard for the
+/// process let all but one of them kill grep with SIGBUS).
+#[test]
+fn grep_maps_one_failing_file_on_many_threads_at_once() {
+    use samebytes_spec::grep::{grep as spec_grep, GrepEnv, GrepStdout};
+    use samebytes_spec::world::{Node, World};
+    let path = big_file("grep-sigbus-threads", 1 << 20);
+    let data = std::fs::read(&path).expect("read back");
+    let dir = path.parent().expect("scratch folder");
+    let name = path
+        .file_name()
+        .expect("file name")
+        .as_encoded_bytes()
+        .to_vec();
+    for at in [4096u64, 300_000, 1_000_000] {
+        let mut world = World::default();
+        world
+            .files
+            .insert(name.clone(), Node::Regular(data.clone()));
+        world.read_errors.files.insert(name.clone(), at as usize);
+        let mut argv = vec![b"-c".to_vec(), b"x".to_vec()];
+        argv.extend(std::iter::repeat_n(name.clone(), 4));
+        let want = spec_grep(
+            &argv,
+            &GrepEnv::new(samebytes_spec::Locale::C),
+            &world,
+            &GrepStdout::Stream,
+            None,
+        );
+        for seed in 0..8 {
+            let plan = Plan {
+                seed,
+                input_eio: vec![eio_at(&path, at)],
+                ..Plan::default()
+            };
+            let mut cmd = Command::new(binaries().tool(Tool::Grep));
+            std::os::unix::process::CommandExt::arg0(&mut cmd, "grep");
+            let out = cmd
+                .args(
+                    argv.iter()
+                        .map(|a| <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(a)),
+                )
+                .current_dir(dir)
+                .env("LD_PRELOAD", binaries().layer())
+                .env(ENV, plan.render())
+                .env("LC_ALL", "C")
+                .env("SAMEBYTES_GREP_THREADS", "4")
+                .env("SAMEBYTES_GREP_MAP_MIN", "0")
+                .env("SAMEBYTES_GREP_WINDOW", "65536")
+                .output()
+                .expect("run grep");
+            assert_eq!(
+                (
+                    out.status.code(),
+                    String::from_utf8_lossy(&out.stderr),
+                    String::from_utf8_lossy(&out.stdout)
+                ),
+                (
+                    Some(want.status),
+                    String::from_utf8_lossy(&want.stderr),
+                    String::from_utf8_lossy(&want.stdout)
+                ),
+                "EIO at {at}, seed {seed}"
+            );
+        }
+    }
+    let _ = std::fs::remove_file(path);
+}
+
 /// An inherited stdin is left where reading stopped, whichever path read
 /// it: wc's pread threads (which move no offset) seek it to the failed
 /// read, as a sequential read would have left it, and GNU's wc does.

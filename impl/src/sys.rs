@@ -13,9 +13,11 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 mod dir;
+mod mapped;
 pub use dir::{
     fnmatch_in, list_dir, list_dir_in, lstat_path, open_in, open_path, DirType, OpenFlags, RawEntry,
 };
+pub use mapped::{MappedWindow, RetiredWindow};
 
 // ---------------------------------------------------------------------------
 // Start-up.  The binaries skip Rust's runtime start-up (`#![no_main]`): on a
@@ -1112,202 +1114,6 @@ pub fn prefetch(bytes: &[u8], at: usize) {
     }
 }
 
-// ---------------------------------------------------------------------------
-// Windowed, SIGBUS-guarded read-only mappings.
-//
-// A file truncated while mapped makes access past its new end raise SIGBUS.
-// While a window is being read, a handler owns that address range: on a
-// fault inside it, the handler maps anonymous zero pages over the rest of the
-// window (so the access completes) and records the fault.  The caller then
-// discards what it computed from that window and re-reads the file from the
-// window's start with read(), which sees the truncated file as it is.
-
-/// The armed window: at most one at a time, on the thread that reads it
-/// (a window is read once, by the thread that mapped it).
-struct Guard {
-    start: AtomicUsize,
-    len: AtomicUsize,
-    faulted: AtomicBool,
-}
-
-static GUARD: Guard = Guard {
-    start: AtomicUsize::new(0),
-    len: AtomicUsize::new(0),
-    faulted: AtomicBool::new(false),
-};
-static GUARD_INSTALLED: OnceLock<bool> = OnceLock::new();
-
-extern "C" fn on_sigbus(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
-    // SAFETY: the kernel passes a valid siginfo_t for SA_SIGINFO handlers.
-    let addr = unsafe { (*info).si_addr() } as usize;
-    let start = GUARD.start.load(Ordering::SeqCst);
-    let len = GUARD.len.load(Ordering::SeqCst);
-    if len != 0 && addr >= start && addr < start + len {
-        let page = page_size() as usize;
-        let from = addr & !(page - 1);
-        let end = start + len;
-        // SAFETY: [from, end) lies inside the window this process mapped and
-        // is still mapped (the guard is armed only while the mapping lives);
-        // MAP_FIXED replaces exactly those pages with zero-filled private
-        // memory, so the faulting load can be restarted.  mmap is a plain
-        // system call and safe to issue from a signal handler on Linux.
-        unsafe {
-            libc::mmap(
-                from as *mut libc::c_void,
-                end - from,
-                libc::PROT_READ,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
-                -1,
-                0,
-            );
-        }
-        GUARD.faulted.store(true, Ordering::SeqCst);
-        return;
-    }
-    // Not our fault: restore the default action and raise the signal
-    // again (blocked until we return), so that it terminates the process
-    // as usual; returning alone would do for a fault, which re-executes
-    // the access, but would swallow a SIGBUS sent with kill(2).
-    // SAFETY: signal() and raise() are async-signal-safe.
-    unsafe {
-        libc::signal(libc::SIGBUS, libc::SIG_DFL);
-        libc::raise(libc::SIGBUS);
-    }
-}
-
-fn install_sigbus_guard() -> bool {
-    *GUARD_INSTALLED.get_or_init(|| {
-        // SAFETY: installs a handler with a zeroed, then filled, sigaction;
-        // the handler only touches atomics and issues mmap/signal.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_sigbus as *const () as usize;
-            sa.sa_flags = libc::SA_SIGINFO;
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut()) == 0
-        }
-    })
-}
-
-/// A read-only view of part of a file, read once ([`MappedWindow::read`]).
-pub struct MappedWindow {
-    ptr: *mut libc::c_void,
-    map_len: usize,
-    skip: usize,
-    len: usize,
-}
-
-impl MappedWindow {
-    /// Map `len` bytes of `file` starting at `offset` (any alignment).
-    pub fn map(file: &File, offset: u64, len: usize) -> io::Result<MappedWindow> {
-        if len == 0 || !install_sigbus_guard() {
-            return Err(io::Error::from_raw_os_error(libc::EINVAL));
-        }
-        let page = page_size();
-        let aligned = offset - offset % page;
-        let skip = (offset - aligned) as usize;
-        let map_len = skip + len;
-        // SAFETY: a fresh PROT_READ, MAP_PRIVATE mapping chosen by the
-        // kernel; it aliases nothing in this process.  Truncation of the
-        // file while mapped is handled by the SIGBUS guard.
-        let ptr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                map_len,
-                libc::PROT_READ,
-                libc::MAP_PRIVATE,
-                file.as_raw_fd(),
-                aligned as libc::off_t,
-            )
-        };
-        if ptr == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(MappedWindow {
-            ptr,
-            map_len,
-            skip,
-            len,
-        })
-    }
-
-    /// Run `f` on the window's bytes with the SIGBUS guard armed, then
-    /// unmap.  Returns `None` if the file shrank under the window while `f`
-    /// ran: some of the bytes `f` saw were zero pages, not the file's, so
-    /// whatever it computed must be discarded.  Taking the window by value
-    /// means no later read can see those zero pages without a fault.
-    pub fn read<R>(self, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
-        let (r, faulted) = self.read_probing(|bytes, _| f(bytes));
-        (!faulted).then_some(r)
-    }
-
-    /// As [`MappedWindow::read`], for a reader that must know mid-way:
-    /// `f` gets the bytes and a probe that is true once some page of the
-    /// window has vanished (its bytes read as zeros from there on).
-    /// Returns what `f` returned and whether a page vanished at all.
-    pub fn read_probing<R>(self, f: impl FnOnce(&[u8], &dyn Fn() -> bool) -> R) -> (R, bool) {
-        let (r, faulted, _unmapped_here) = self.read_probing_retired(f);
-        (r, faulted)
-    }
-
-    /// As [`MappedWindow::read_probing`], but the window is not unmapped
-    /// here: it comes back retired, to be unmapped wherever it is dropped.
-    pub fn read_probing_retired<R>(
-        self,
-        f: impl FnOnce(&[u8], &dyn Fn() -> bool) -> R,
-    ) -> (R, bool, RetiredWindow) {
-        GUARD.faulted.store(false, Ordering::SeqCst);
-        GUARD.start.store(self.ptr as usize, Ordering::SeqCst);
-        GUARD.len.store(self.map_len, Ordering::SeqCst);
-        // SAFETY: the mapping is live for `self`'s lifetime and at least
-        // skip + len bytes long; it is read-only and private, so no Rust
-        // reference elsewhere can alias it mutably.  Pages that vanish by
-        // truncation are replaced by zero pages in the handler, so every
-        // read of the slice completes.
-        let bytes =
-            unsafe { std::slice::from_raw_parts((self.ptr as *const u8).add(self.skip), self.len) };
-        let r = f(bytes, &|| GUARD.faulted.load(Ordering::SeqCst));
-        GUARD.len.store(0, Ordering::SeqCst);
-        let faulted = GUARD.faulted.swap(false, Ordering::SeqCst);
-        let window = ManuallyDrop::new(self);
-        let retired = RetiredWindow {
-            addr: window.ptr as usize,
-            len: window.map_len,
-        };
-        (r, faulted, retired)
-    }
-}
-
-/// A window no longer read and still mapped: dropping it unmaps it, on
-/// whichever thread drops it.  Zapping a window's pages costs a quarter
-/// of what faulting them in did, so grep's helper thread unmaps the last
-/// window while the core searches the next.
-pub struct RetiredWindow {
-    addr: usize,
-    len: usize,
-}
-
-impl Drop for RetiredWindow {
-    fn drop(&mut self) {
-        // SAFETY: unmaps exactly the region returned by mmap in
-        // `MappedWindow::map`, once (the window was consumed into this);
-        // nothing refers to it any more: the only slice of its bytes was
-        // lent to the reader in `read_probing_retired`, which returned.
-        unsafe {
-            libc::munmap(self.addr as *mut libc::c_void, self.len);
-        }
-    }
-}
-
-impl Drop for MappedWindow {
-    fn drop(&mut self) {
-        // SAFETY: unmaps exactly the region returned by mmap in `map`.
-        unsafe {
-            libc::munmap(self.ptr, self.map_len);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1335,32 +1141,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    /// A file cut short under a window: the read that meets the missing
-    /// pages completes on zero pages and reports the fault; what is still
-    /// there maps and reads as the file's bytes.
-    #[test]
-    fn a_window_the_file_shrank_under_reads_as_faulted() {
-        let path = std::env::temp_dir().join(format!("samebytes-shrunk-{}", std::process::id()));
-        std::fs::write(&path, vec![b'x'; 3 * 4096]).expect("write");
-        let file = File::open(&path).expect("open");
-        let intact = MappedWindow::map(&file, 0, 3 * 4096).expect("map");
-        assert_eq!(intact.read(|b| b.iter().all(|&c| c == b'x')), Some(true));
-        let window = MappedWindow::map(&file, 0, 3 * 4096).expect("map");
-        File::options()
-            .write(true)
-            .open(&path)
-            .expect("open for writing")
-            .set_len(4096)
-            .expect("truncate");
-        // The first page is still there; the third faults.
-        assert_eq!(window.read(|b| (b[0], b[2 * 4096])), None);
-        let rest = MappedWindow::map(&file, 1, 4095).expect("map");
-        assert_eq!(
-            rest.read(|b| b.len() == 4095 && b.iter().all(|&c| c == b'x')),
-            Some(true)
-        );
-        let _ = std::fs::remove_file(&path);
     }
 }

@@ -1,0 +1,374 @@
+//! Windowed, SIGBUS-guarded read-only mappings.
+//!
+//! A file truncated while mapped makes access past its new end raise
+//! SIGBUS (so does a page the disk cannot read).  While a window is mapped,
+//! the handler owns its address range: on a fault inside it, the handler
+//! maps anonymous zero pages over the rest of the window (so the access
+//! completes) and records the fault.  The caller then discards what it
+//! computed from that window and re-reads the file from the window's start
+//! with read(), which sees the truncated file as it is.
+//!
+//! Many threads read windows at once (grep searches a tree on every core),
+//! so each live window has its own guard slot, and the handler finds the
+//! faulting window by address: live mappings never overlap, so the address
+//! names exactly one slot.  Looking the window up by address rather than
+//! in thread-local storage keeps the handler to atomics, which are
+//! async-signal-safe wherever the code is linked.
+
+use std::fs::File;
+use std::io;
+use std::mem::ManuallyDrop;
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+use super::page_size;
+
+/// The guard of one live window.
+///
+/// Invariants: `len` is non-zero exactly while the slot's window is
+/// mapped, and `[start, start + len)` is then that mapping.  `start` is
+/// stored before `len` is made non-zero, and `len` is zeroed before the
+/// window is unmapped, so the handler never matches a range this process
+/// no longer owns.
+struct GuardSlot {
+    taken: AtomicBool,
+    start: AtomicUsize,
+    len: AtomicUsize,
+    faulted: AtomicBool,
+}
+
+impl GuardSlot {
+    const fn free() -> GuardSlot {
+        GuardSlot {
+            taken: AtomicBool::new(false),
+            start: AtomicUsize::new(0),
+            len: AtomicUsize::new(0),
+            faulted: AtomicBool::new(false),
+        }
+    }
+}
+
+/// More slots than windows grep and wc ever hold at once (one per search
+/// thread, at most 64).  With every slot taken, mapping fails and the
+/// caller reads instead, as it does when mmap itself fails.
+const GUARD_SLOTS: usize = 128;
+
+static GUARDS: [GuardSlot; GUARD_SLOTS] = [const { GuardSlot::free() }; GUARD_SLOTS];
+static GUARD_INSTALLED: OnceLock<bool> = OnceLock::new();
+
+/// The slot whose live window holds `addr`.
+fn slot_holding(addr: usize) -> Option<&'static GuardSlot> {
+    GUARDS.iter().find(|slot| {
+        let len = slot.len.load(Ordering::SeqCst);
+        let start = slot.start.load(Ordering::SeqCst);
+        len != 0 && addr >= start && addr - start < len
+    })
+}
+
+extern "C" fn on_sigbus(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
+    // SAFETY: the kernel passes a valid siginfo_t for SA_SIGINFO handlers.
+    let addr = unsafe { (*info).si_addr() } as usize;
+    if let Some(slot) = slot_holding(addr) {
+        let start = slot.start.load(Ordering::SeqCst);
+        let end = start + slot.len.load(Ordering::SeqCst);
+        let page = page_size() as usize;
+        let from = addr & !(page - 1);
+        // SAFETY: [from, end) lies inside a window this process mapped and
+        // still has mapped (a slot's length is non-zero only while its
+        // mapping lives); MAP_FIXED replaces exactly those pages with
+        // zero-filled private memory, so the faulting load can be
+        // restarted.  mmap is a plain system call and safe to issue from a
+        // signal handler on Linux.
+        unsafe {
+            libc::mmap(
+                from as *mut libc::c_void,
+                end - from,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
+                -1,
+                0,
+            );
+        }
+        slot.faulted.store(true, Ordering::SeqCst);
+        return;
+    }
+    // Not our fault: restore the default action and raise the signal
+    // again (blocked until we return), so that it terminates the process
+    // as usual; returning alone would do for a fault, which re-executes
+    // the access, but would swallow a SIGBUS sent with kill(2).
+    // SAFETY: signal() and raise() are async-signal-safe.
+    unsafe {
+        libc::signal(libc::SIGBUS, libc::SIG_DFL);
+        libc::raise(libc::SIGBUS);
+    }
+}
+
+fn install_sigbus_guard() -> bool {
+    *GUARD_INSTALLED.get_or_init(|| {
+        // SAFETY: installs a handler with a zeroed, then filled, sigaction;
+        // the handler only touches atomics and issues mmap/signal.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_sigbus as *const () as usize;
+            sa.sa_flags = libc::SA_SIGINFO;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut()) == 0
+        }
+    })
+}
+
+/// Claim a free slot, or `None` when every one is taken.
+fn claim_slot() -> Option<usize> {
+    GUARDS.iter().position(|slot| {
+        slot.taken
+            .compare_exchange(false, true, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+    })
+}
+
+/// Disarm slot `i` and give it back; its window must still be mapped.
+fn release_slot(i: usize) {
+    let slot = &GUARDS[i];
+    slot.len.store(0, Ordering::SeqCst);
+    slot.faulted.store(false, Ordering::SeqCst);
+    slot.taken.store(false, Ordering::SeqCst);
+}
+
+/// A read-only view of part of a file, read once ([`MappedWindow::read`]),
+/// guarded from the moment it is mapped until it is read or dropped.
+pub struct MappedWindow {
+    ptr: *mut libc::c_void,
+    map_len: usize,
+    skip: usize,
+    len: usize,
+    slot: usize,
+}
+
+impl MappedWindow {
+    /// Map `len` bytes of `file` starting at `offset` (any alignment).
+    pub fn map(file: &File, offset: u64, len: usize) -> io::Result<MappedWindow> {
+        if len == 0 || !install_sigbus_guard() {
+            return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        }
+        let slot = claim_slot().ok_or_else(|| io::Error::from_raw_os_error(libc::EAGAIN))?;
+        let page = page_size();
+        let aligned = offset - offset % page;
+        let skip = (offset - aligned) as usize;
+        let map_len = skip + len;
+        // SAFETY: a fresh PROT_READ, MAP_PRIVATE mapping chosen by the
+        // kernel; it aliases nothing in this process.  Truncation of the
+        // file while mapped is handled by the SIGBUS guard.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE,
+                file.as_raw_fd(),
+                aligned as libc::off_t,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            let error = io::Error::last_os_error();
+            release_slot(slot);
+            return Err(error);
+        }
+        GUARDS[slot].start.store(ptr as usize, Ordering::SeqCst);
+        GUARDS[slot].len.store(map_len, Ordering::SeqCst);
+        Ok(MappedWindow {
+            ptr,
+            map_len,
+            skip,
+            len,
+            slot,
+        })
+    }
+
+    /// Run `f` on the window's bytes, then unmap.  Returns `None` if the
+    /// file shrank under the window while `f` ran: some of the bytes `f`
+    /// saw were zero pages, not the file's, so whatever it computed must
+    /// be discarded.  Taking the window by value means no later read can
+    /// see those zero pages without a fault.
+    pub fn read<R>(self, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+        let (r, faulted, _unmapped_here) = self.read_probing_retired(|bytes, _| f(bytes));
+        (!faulted).then_some(r)
+    }
+
+    /// As [`MappedWindow::read`], for a reader that must know mid-way:
+    /// `f` gets the bytes and a probe that is true once some page of the
+    /// window has vanished (its bytes read as zeros from there on).  The
+    /// window is not unmapped here: it comes back retired, to be unmapped
+    /// wherever it is dropped, with whether a page vanished at all.
+    pub fn read_probing_retired<R>(
+        self,
+        f: impl FnOnce(&[u8], &dyn Fn() -> bool) -> R,
+    ) -> (R, bool, RetiredWindow) {
+        let guard = &GUARDS[self.slot];
+        // SAFETY: the mapping is live for `self`'s lifetime and at least
+        // skip + len bytes long; it is read-only and private, so no Rust
+        // reference elsewhere can alias it mutably.  Pages that vanish by
+        // truncation are replaced by zero pages in the handler, so every
+        // read of the slice completes.
+        let bytes =
+            unsafe { std::slice::from_raw_parts((self.ptr as *const u8).add(self.skip), self.len) };
+        let r = f(bytes, &|| guard.faulted.load(Ordering::SeqCst));
+        let faulted = guard.faulted.load(Ordering::SeqCst);
+        release_slot(self.slot);
+        let window = ManuallyDrop::new(self);
+        let retired = RetiredWindow {
+            addr: window.ptr as usize,
+            len: window.map_len,
+        };
+        (r, faulted, retired)
+    }
+}
+
+/// A window no longer read and still mapped: dropping it unmaps it, on
+/// whichever thread drops it.  Zapping a window's pages costs a quarter
+/// of what faulting them in did, so grep's helper thread unmaps the last
+/// window while the core searches the next.  Its guard is already gone:
+/// nothing reads it any more, so nothing can fault in it.
+pub struct RetiredWindow {
+    addr: usize,
+    len: usize,
+}
+
+impl Drop for RetiredWindow {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the region returned by mmap in
+        // `MappedWindow::map`, once (the window was consumed into this);
+        // nothing refers to it any more: the only slice of its bytes was
+        // lent to the reader in `read_probing_retired`, which returned.
+        unsafe {
+            libc::munmap(self.addr as *mut libc::c_void, self.len);
+        }
+    }
+}
+
+impl Drop for MappedWindow {
+    fn drop(&mut self) {
+        release_slot(self.slot);
+        // SAFETY: unmaps exactly the region returned by mmap in `map`,
+        // after its guard was disarmed.
+        unsafe {
+            libc::munmap(self.ptr, self.map_len);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch_file(tag: &str, len: usize) -> std::path::PathBuf {
+        let path = std::env::temp_dir().join(format!("samebytes-{tag}-{}", std::process::id()));
+        std::fs::write(&path, vec![b'x'; len]).expect("write");
+        path
+    }
+
+    fn truncate(path: &std::path::Path, len: u64) {
+        File::options()
+            .write(true)
+            .open(path)
+            .expect("open for writing")
+            .set_len(len)
+            .expect("truncate");
+    }
+
+    /// A file cut short under a window: the read that meets the missing
+    /// pages completes on zero pages and reports the fault; what is still
+    /// there maps and reads as the file's bytes.
+    #[test]
+    fn a_window_the_file_shrank_under_reads_as_faulted() {
+        let path = scratch_file("shrunk", 3 * 4096);
+        let file = File::open(&path).expect("open");
+        let intact = MappedWindow::map(&file, 0, 3 * 4096).expect("map");
+        assert_eq!(intact.read(|b| b.iter().all(|&c| c == b'x')), Some(true));
+        let window = MappedWindow::map(&file, 0, 3 * 4096).expect("map");
+        truncate(&path, 4096);
+        // The first page is still there; the third faults.
+        assert_eq!(window.read(|b| (b[0], b[2 * 4096])), None);
+        let rest = MappedWindow::map(&file, 1, 4095).expect("map");
+        assert_eq!(
+            rest.read(|b| b.len() == 4095 && b.iter().all(|&c| c == b'x')),
+            Some(true)
+        );
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// Windows read at the same time on several threads each keep their
+    /// guard: every thread's file shrinks while all the windows are being
+    /// read, and every read completes and reports its own fault, while a
+    /// window whose file stays whole reports none.  (One guard for the
+    /// process let all but one of these faults kill it.)
+    #[test]
+    fn windows_read_at_once_on_many_threads_each_catch_their_own_fault() {
+        const THREADS: usize = 6;
+        let armed = std::sync::Barrier::new(THREADS + 1);
+        let cut = std::sync::Barrier::new(THREADS + 1);
+        let paths: Vec<_> = (0..THREADS)
+            .map(|i| scratch_file(&format!("shrunk-{i}"), 4 * 4096))
+            .collect();
+        let faults: Vec<Option<bool>> = std::thread::scope(|scope| {
+            let readers: Vec<_> = paths
+                .iter()
+                .map(|path| {
+                    let (armed, cut) = (&armed, &cut);
+                    scope.spawn(move || {
+                        let file = File::open(path).expect("open");
+                        let window = MappedWindow::map(&file, 0, 4 * 4096).expect("map");
+                        let (first, faulted, _retired) =
+                            window.read_probing_retired(|bytes, vanished| {
+                                let first = bytes[0];
+                                armed.wait();
+                                cut.wait();
+                                // black_box: the load happens here, not
+                                // sunk past the probe, which could then
+                                // be asked before the fault.
+                                let last = std::hint::black_box(bytes[3 * 4096]);
+                                assert_eq!(vanished(), last != b'x');
+                                first
+                            });
+                        assert_eq!(first, b'x');
+                        Some(faulted)
+                    })
+                })
+                .collect();
+            armed.wait();
+            // Every file but the first loses its last two pages.
+            for path in &paths[1..] {
+                truncate(path, 2 * 4096);
+            }
+            cut.wait();
+            readers
+                .into_iter()
+                .map(|r| r.join().ok().flatten())
+                .collect()
+        });
+        let mut expected = vec![Some(true); THREADS];
+        expected[0] = Some(false);
+        assert_eq!(faults, expected);
+        for path in &paths {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+
+    /// A slot is given back whichever way a window ends: read, retired or
+    /// dropped unread.  Far more windows than slots come and go, and each
+    /// still maps (a slot kept would leave none after `GUARD_SLOTS`).
+    #[test]
+    fn every_window_gives_its_guard_back() {
+        let path = scratch_file("slots", 4096);
+        let file = File::open(&path).expect("open");
+        for round in 0..3 * GUARD_SLOTS {
+            let window = MappedWindow::map(&file, 0, 4096).expect("map");
+            match round % 3 {
+                0 => assert_eq!(window.read(|b| b[0]), Some(b'x')),
+                1 => drop(window.read_probing_retired(|b, _| b[0]).2),
+                _ => drop(window),
+            }
+        }
+        let _ = std::fs::remove_file(&path);
+    }
+}
