@@ -192,6 +192,41 @@ fn inverted_runs_stop_at_max_count() {
 /// `-m` on a regular-file stdin leaves it after the last selected line,
 /// also when that line is in a binary part (NULs end lines there), so a
 /// second `-` reads on from exactly there.
+/// `-L -m0` still reads until it holds one whole line, and only a read
+/// error before that shows.  A NUL ends that first line only where the
+/// binary rule applies (not with `-a`; with `-z` the NUL is the line end
+/// anyway): the read error just after a NUL that precedes the first
+/// newline shows with `-a` and not without.
+#[test]
+fn max_count_zero_reads_to_the_first_whole_line() {
+    let data = b"ab\0cd\nef\n".to_vec();
+    let arg_sets: [&[&[u8]]; 3] = [
+        &[b"-L", b"-m0", b"x", b"f"],
+        &[b"-a", b"-L", b"-m0", b"x", b"f"],
+        &[b"-z", b"-L", b"-m0", b"x", b"f"],
+    ];
+    let mut compared = 0;
+    for args in arg_sets {
+        for error_at in 0..=data.len() {
+            for read in [1, 3, 64] {
+                let mut case = stream_case(args, Vec::new(), 4096, false);
+                case.world
+                    .files
+                    .insert(b"f".to_vec(), Node::Regular(data.clone()));
+                case.world.read_errors.files.insert(b"f".to_vec(), error_at);
+                case.read = samebytes_oracle::schedule::ReadSchedule {
+                    steps: vec![samebytes_oracle::schedule::ReadStep::Chunk(read)],
+                };
+                if let Err(m) = check_grep(&case) {
+                    panic!("{m}");
+                }
+                compared += 1;
+            }
+        }
+    }
+    assert_eq!(compared, 3 * (data.len() + 1) * 3);
+}
+
 #[test]
 fn max_count_repositions_stdin_in_text_and_binary_parts() {
     let text: &[u8] = b"x1\nno\nx2\nx3 tail\nno\nx4\n";

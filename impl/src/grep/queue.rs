@@ -514,6 +514,40 @@ mod tests {
         assert_eq!(st.behind, 10);
     }
 
+    /// The printing thread's own output behind the head keeps to the same
+    /// room as a search thread's: it queues while `behind` plus the chunk
+    /// fits in `held`, and past that it would wait, until the run is
+    /// cancelled (then nothing is printed any more, so nothing need wait).
+    #[test]
+    fn the_printers_own_output_waits_within_the_room() {
+        let cfg = crate::grep::GrepConfig {
+            held: 10,
+            ..Default::default()
+        };
+        let queue = Queue::new(WalkState::new(Vec::new()), &cfg);
+        let bytes = |n: usize| Chunk::Err(vec![b'x'; n]);
+        {
+            let mut st = queue.lock();
+            for n in ["a", "b"] {
+                Queue::append(&mut st, file(n));
+            }
+            assert!(queue.try_add(&mut st, 1, bytes(3)).is_ok());
+        }
+        let own = |n: usize| match queue.own_write(1, bytes(n), false) {
+            OwnWrite::Queued => "queued",
+            OwnWrite::WouldWait(_) => "would wait",
+            _ => "other",
+        };
+        // 3 + 4 fits (3 * 4 would not); 7 + 4 does not; 7 + 3 just does.
+        assert_eq!(own(4), "queued");
+        assert_eq!(own(4), "would wait");
+        assert_eq!(own(3), "queued");
+        assert_eq!(queue.lock().behind, 10);
+        assert_eq!(own(1), "would wait");
+        queue.cancel();
+        assert_eq!(own(1), "queued");
+    }
+
     /// A note's message counts as output behind the head like any other.
     #[test]
     fn notes_count_behind_the_head() {
