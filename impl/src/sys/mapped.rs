@@ -127,6 +127,12 @@ fn claim_slot() -> Option<usize> {
     })
 }
 
+/// Arm claimed slot `i` for the live mapping `[start, start + len)`.
+fn arm_slot(i: usize, start: usize, len: usize) {
+    GUARDS[i].start.store(start, Ordering::SeqCst);
+    GUARDS[i].len.store(len, Ordering::SeqCst);
+}
+
 /// Disarm slot `i` and give it back; its window must still be mapped.
 fn release_slot(i: usize) {
     let slot = &GUARDS[i];
@@ -174,8 +180,7 @@ impl MappedWindow {
             release_slot(slot);
             return Err(error);
         }
-        GUARDS[slot].start.store(ptr as usize, Ordering::SeqCst);
-        GUARDS[slot].len.store(map_len, Ordering::SeqCst);
+        arm_slot(slot, ptr as usize, map_len);
         Ok(MappedWindow {
             ptr,
             map_len,
@@ -352,6 +357,96 @@ mod tests {
         for path in &paths {
             let _ = std::fs::remove_file(path);
         }
+    }
+
+    /// A window starting anywhere shows exactly the file's bytes there:
+    /// at a page boundary, inside a page, inside a later page.
+    #[test]
+    fn a_window_shows_the_bytes_at_its_offset() {
+        let path = scratch_file("offsets", 0);
+        let data: Vec<u8> = (0..3 * 4096 + 100).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &data).expect("write");
+        let file = File::open(&path).expect("open");
+        for (offset, len) in [(0, 10), (1, 4095), (4096, 100), (4097, 5000), (8192, 4196)] {
+            let window = MappedWindow::map(&file, offset as u64, len).expect("map");
+            assert_eq!(
+                window.read(|b| b.to_vec()).as_deref(),
+                Some(&data[offset..offset + len]),
+                "{offset}+{len}"
+            );
+        }
+        let _ = std::fs::remove_file(&path);
+    }
+
+    /// The handler's lookup: an address names the window whose range
+    /// holds it, and nothing at or past a window's end.  The two ranges
+    /// are made up, in the kernel's half of the address space, where no
+    /// window of a test running beside this one can be.
+    #[test]
+    fn a_fault_address_names_the_one_window_that_holds_it() {
+        let (a, b) = (claim_slot().expect("slot"), claim_slot().expect("slot"));
+        let base = 0xffff_8000_0000_0000usize;
+        arm_slot(a, base, 0x3000);
+        arm_slot(b, base + 0x5000, 0x1000);
+        let holder = |addr: usize| {
+            slot_holding(addr).map(|s| {
+                if std::ptr::eq(s, &GUARDS[a]) {
+                    "a"
+                } else if std::ptr::eq(s, &GUARDS[b]) {
+                    "b"
+                } else {
+                    "another"
+                }
+            })
+        };
+        let asked = [
+            base - 1,
+            base,
+            base + 0x2fff,
+            base + 0x3000,
+            base + 0x4fff,
+            base + 0x5000,
+            base + 0x5fff,
+            base + 0x6000,
+        ];
+        let found: Vec<_> = asked.iter().map(|&addr| holder(addr)).collect();
+        release_slot(a);
+        release_slot(b);
+        let (none, a, b) = (None, Some("a"), Some("b"));
+        assert_eq!(found, [none, a, a, none, none, b, b, none]);
+    }
+
+    /// The zero pages replace the window from the faulting page on, and
+    /// not the page before it, wherever the window lies (the page mask
+    /// matters only where the address has bit 12 set, so windows are
+    /// mapped until the faulting page's address has it).
+    #[test]
+    fn the_page_before_the_fault_stays_the_files() {
+        let path = scratch_file("fault-page", 4 * 4096);
+        let mut kept = Vec::new();
+        let mut checked = 0;
+        for _ in 0..16 {
+            std::fs::write(&path, vec![b'x'; 4 * 4096]).expect("write");
+            let file = File::open(&path).expect("open");
+            let window = MappedWindow::map(&file, 0, 4 * 4096).expect("map");
+            let (seen, faulted, retired) = window.read_probing_retired(|bytes, vanished| {
+                if (bytes.as_ptr() as usize + 2 * 4096) & 4096 == 0 {
+                    return None;
+                }
+                truncate(&path, 2 * 4096);
+                let gone = std::hint::black_box(bytes[2 * 4096]);
+                let before = std::hint::black_box(bytes[2 * 4096 - 1]);
+                Some((gone, before, vanished()))
+            });
+            // Kept mapped, so that the next window lies elsewhere.
+            kept.push(retired);
+            if let Some(seen) = seen {
+                assert_eq!((seen, faulted), ((0, b'x', true), true));
+                checked += 1;
+            }
+        }
+        assert!(checked > 0, "no window had bit 12 set at its third page");
+        let _ = std::fs::remove_file(&path);
     }
 
     /// A slot is given back whichever way a window ends: read, retired or
