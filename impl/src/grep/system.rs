@@ -157,10 +157,7 @@ pub trait GrepFiles: Sync {
         path: &[u8],
         leaf: usize,
         how: OpenFlags,
-    ) -> io::Result<GrepInput> {
-        let _ = (dir, leaf);
-        self.open(path, how)
-    }
+    ) -> io::Result<GrepInput>;
     /// What the name is (`stat`, or with `follow` false `lstat`).
     fn status(&self, name: &[u8], follow: bool) -> io::Result<DirType>;
     /// The directory's entries in `readdir` order into `out`.
@@ -173,10 +170,7 @@ pub trait GrepFiles: Sync {
         path: &[u8],
         leaf: usize,
         out: &mut Vec<RawEntry>,
-    ) -> io::Result<Listing> {
-        let _ = (dir, leaf);
-        self.list(path, out)
-    }
+    ) -> io::Result<Listing>;
     /// Is this named input the regular file stdout appends to?
     fn is_output_file(&self, name: &[u8]) -> bool;
 }

@@ -382,6 +382,28 @@ impl GrepFiles for ModelFiles<'_> {
         model_input(node, fail_at, false, self.strategy, self.case)
     }
 
+    /// The world's directories are empty, so the walker never opens an
+    /// entry of one; by its path, if it did.
+    fn open_entry(
+        &self,
+        _dir: Option<&std::fs::File>,
+        path: &[u8],
+        _leaf: usize,
+        how: OpenFlags,
+    ) -> io::Result<GrepInput> {
+        self.open(path, how)
+    }
+
+    fn list_entry(
+        &self,
+        _dir: Option<&std::fs::File>,
+        path: &[u8],
+        _leaf: usize,
+        out: &mut Vec<RawEntry>,
+    ) -> io::Result<Listing> {
+        self.list(path, out)
+    }
+
     fn status(&self, name: &[u8], _follow: bool) -> io::Result<DirType> {
         Ok(match self.case.world.lookup(name).map_err(lookup_error)? {
             Node::Regular(_) | Node::Unreadable => DirType::Regular,
