@@ -412,14 +412,37 @@ fn yes_goes_on_with_write_when_vmsplice_is_refused_midway() {
     let _ = std::fs::remove_file(counts_path);
 }
 
+/// What the spec says grep `argv` prints in the C locale, over one
+/// regular file `name` holding `data` whose reads fail with EIO from
+/// `at` on.
+fn spec_over_failing_file(
+    argv: &[Vec<u8>],
+    name: &[u8],
+    data: &[u8],
+    at: usize,
+) -> samebytes_spec::Outcome {
+    use samebytes_spec::grep::{grep, GrepEnv, GrepStdout};
+    use samebytes_spec::world::{Node, World};
+    let mut world = World::default();
+    world
+        .files
+        .insert(name.to_vec(), Node::Regular(data.to_vec()));
+    world.read_errors.files.insert(name.to_vec(), at);
+    grep(
+        argv,
+        &GrepEnv::new(samebytes_spec::Locale::C),
+        &world,
+        &GrepStdout::Stream,
+        None,
+    )
+}
+
 /// The spec's model of a read error in grep, checked against GNU grep
 /// itself under the layer: the line the error cuts short is not searched,
 /// and a search that needed no more input (`-q`, `-l`, `-m`) never meets
 /// the error.  Ours is held to the same outcomes.
 #[test]
 fn grep_read_errors_follow_gnu() {
-    use samebytes_spec::grep::{grep as spec_grep, GrepEnv, GrepStdout};
-    use samebytes_spec::world::{Node, World};
     let dir = std::env::temp_dir().join(format!("samebytes-grep-eio-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch");
     let mut data = Vec::new();
@@ -461,21 +484,10 @@ fn grep_read_errors_follow_gnu() {
     let ours = binaries().tool(Tool::Grep);
     let mut compared = 0;
     for &at in &offsets {
-        let mut world = World::default();
-        world
-            .files
-            .insert(b"f".to_vec(), Node::Regular(data.clone()));
-        world.read_errors.files.insert(b"f".to_vec(), at as usize);
         for args in arg_sets {
             let mut argv: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
             argv.push(b"f".to_vec());
-            let want = spec_grep(
-                &argv,
-                &GrepEnv::new(samebytes_spec::Locale::C),
-                &world,
-                &GrepStdout::Stream,
-                None,
-            );
+            let want = spec_over_failing_file(&argv, b"f", &data, at as usize);
             for program in [Path::new("/usr/bin/grep"), ours.as_path()] {
                 let plan = Plan {
                     seed: at,
@@ -527,8 +539,6 @@ fn grep_read_errors_follow_gnu() {
 /// process let all but one of them kill grep with SIGBUS).
 #[test]
 fn grep_maps_one_failing_file_on_many_threads_at_once() {
-    use samebytes_spec::grep::{grep as spec_grep, GrepEnv, GrepStdout};
-    use samebytes_spec::world::{Node, World};
     let path = big_file("grep-sigbus-threads", 1 << 20);
     let data = std::fs::read(&path).expect("read back");
     let dir = path.parent().expect("scratch folder");
@@ -538,20 +548,9 @@ fn grep_maps_one_failing_file_on_many_threads_at_once() {
         .as_encoded_bytes()
         .to_vec();
     for at in [4096u64, 300_000, 1_000_000] {
-        let mut world = World::default();
-        world
-            .files
-            .insert(name.clone(), Node::Regular(data.clone()));
-        world.read_errors.files.insert(name.clone(), at as usize);
         let mut argv = vec![b"-c".to_vec(), b"x".to_vec()];
         argv.extend(std::iter::repeat_n(name.clone(), 4));
-        let want = spec_grep(
-            &argv,
-            &GrepEnv::new(samebytes_spec::Locale::C),
-            &world,
-            &GrepStdout::Stream,
-            None,
-        );
+        let want = spec_over_failing_file(&argv, &name, &data, at as usize);
         for seed in 0..8 {
             let plan = Plan {
                 seed,
