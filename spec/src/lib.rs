@@ -19,10 +19,16 @@ pub mod wc;
 pub mod world;
 pub mod yes;
 
-/// `--version` for every tool.
+/// `--version` for every tool: grep stands in for GNU grep, the others
+/// for GNU coreutils'.
 pub fn version_text(tool: &str) -> String {
+    let package = if tool == "grep" {
+        "GNU"
+    } else {
+        "GNU coreutils"
+    };
     format!(
-        "{tool} (samebytes) {}\nA drop-in replacement for GNU coreutils {tool}.\n",
+        "{tool} (samebytes) {}\nA drop-in replacement for {package} {tool}.\n",
         env!("CARGO_PKG_VERSION")
     )
 }
