@@ -192,6 +192,21 @@ fn inverted_runs_stop_at_max_count() {
 /// `-m` on a regular-file stdin leaves it after the last selected line,
 /// also when that line is in a binary part (NULs end lines there), so a
 /// second `-` reads on from exactly there.
+/// Campaign seed 1 (CI, issue 15 session 3): two operands on two
+/// threads, stdout failing (EPIPE) after 7 bytes, and the write that
+/// meets the failure is the flush before stdin's "binary file matches"
+/// message.  The printer lost the failure on that stderr path and ended
+/// with status 0 and no `write error`.
+#[test]
+fn a_stdout_failure_met_by_a_messages_flush_is_reported() {
+    let case = "grep:0206022d65135b5b3a616c7068613a5d5d205c7b302c315c7d022d650003682068012d01030164001c095f5fc3a9c3895f0a0ac3a92d612e466f6f0a2d78312d2e0a62617201670035466f6f626172200a2d2a0ac3a961090a62c389666f6f666f6f0ac3890a2062617261626261725fc3890a0a090a666f6f2e0ac3a92003682068001e7b317d6220466f6f666f6f2e0a09626172466f6f61620a20090a666f6f090120620a2d5f62617278312a466f6f622d2e78312000202a20626172666f6f6220620000000000030406fe010535490300070107a081020000";
+    match samebytes_oracle::replay(case) {
+        Ok(Ok(())) => {}
+        Ok(Err(m)) => panic!("{m}"),
+        Err(e) => panic!("{e}"),
+    }
+}
+
 /// `-L -m0` still reads until it holds one whole line, and only a read
 /// error before that shows.  A NUL ends that first line only where the
 /// binary rule applies (not with `-a`; with `-z` the NUL is the line end

@@ -169,25 +169,29 @@ impl<'p> Printer<'p> {
         }
     }
 
-    /// Write the batched stdout.
+    /// Write the batched stdout.  A failure is kept here, whoever met
+    /// it: a message's flush meets it on the way to stderr, whose own
+    /// errors are ignored, and the run must still end with GNU's `write
+    /// error`.  Once stdout has failed, nothing more is printed.
     pub(super) fn flush(&mut self) -> io::Result<()> {
+        if self.stdout_failed.is_some() {
+            return Err(io::Error::from_raw_os_error(libc::ECANCELED));
+        }
         if self.pending.is_empty() {
             return Ok(());
         }
         let written = self.stdout.write_all(&self.pending);
         self.pending.clear();
-        written
+        if let Err(e) = written {
+            self.stdout_failed = Some(e);
+            return Err(io::Error::from_raw_os_error(libc::ECANCELED));
+        }
+        Ok(())
     }
 
-    /// [`Printer::flush`], noting a failure; false if stdout failed.
+    /// [`Printer::flush`]; false if stdout failed (the failure is kept).
     fn flushed(&mut self) -> bool {
-        match self.flush() {
-            Ok(()) => true,
-            Err(e) => {
-                self.stdout_failed.get_or_insert(e);
-                false
-            }
-        }
+        self.flush().is_ok()
     }
 
     /// Print what the head holds, or add its end; `Err` when the run ends.
@@ -195,8 +199,8 @@ impl<'p> Printer<'p> {
         match next {
             Next::Print(chunks) => {
                 for chunk in chunks {
-                    if let Err(e) = self.print(chunk) {
-                        self.stdout_failed = Some(e);
+                    if self.print(chunk).is_err() {
+                        // The failure is kept by `flush`.
                         return Err(());
                     }
                 }
@@ -230,7 +234,7 @@ impl Write for OwnWriter<'_, '_> {
         let optional = self.optional.map(Cell::take);
         let mut chunk = Some(chunk_of(buf, optional));
         let mut printer = self.printer.borrow_mut();
-        if printer.exit.is_some() {
+        if printer.exit.is_some() || printer.stdout_failed.is_some() {
             // The run has ended: the rest of this output is never printed.
             return Err(io::Error::from_raw_os_error(libc::ECANCELED));
         }
@@ -368,8 +372,13 @@ fn print_and_search(
     let mut ended = None;
     loop {
         // An end met while the printer wrote its own output (`-q`, a
-        // dying search) ends the run: nothing after it is printed.
-        if printer.borrow().exit.is_some() {
+        // dying search), or a failed stdout, ends the run: nothing after
+        // it is printed.
+        let ended_run = {
+            let p = printer.borrow();
+            p.exit.is_some() || p.stdout_failed.is_some()
+        };
+        if ended_run {
             break;
         }
         let mut next = queue.next(ended.take(), walker, false);
