@@ -6,9 +6,12 @@
 //! module with a thin binary in `src/bin`.
 
 pub mod cat;
+pub mod entry;
 pub mod fdinput;
 pub mod grep;
 pub mod io;
+pub mod manpage;
+pub mod multicall;
 pub mod sys;
 pub mod utf8;
 pub mod wc;

@@ -165,6 +165,11 @@ const LONGS: &[LongOpt<OptId>] = &[
     long("debug", HasArg::No, OptId::Debug),
 ];
 
+/// The options this parser accepts, by name (for the manual page).
+pub fn option_names() -> crate::getopt::OptionNames {
+    crate::getopt::OptionNames::of::<OptId>(SHORTS, LONGS)
+}
+
 /// The largest buffer size either option accepts.
 pub const MAX_BUFFER_SIZE: usize = 1 << 30;
 

@@ -37,6 +37,24 @@ pub struct ShortOpt<Id> {
     pub id: Id,
 }
 
+/// Every option a tool's parser accepts, by name: what its manual page
+/// is generated against (`samebytes::manpage`), so that the page lists
+/// exactly the options the parser takes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptionNames {
+    pub shorts: Vec<(u8, HasArg)>,
+    pub longs: Vec<(&'static str, HasArg)>,
+}
+
+impl OptionNames {
+    pub fn of<Id>(shorts: &[ShortOpt<Id>], longs: &[LongOpt<Id>]) -> OptionNames {
+        OptionNames {
+            shorts: shorts.iter().map(|s| (s.letter, s.has_arg)).collect(),
+            longs: longs.iter().map(|l| (l.name, l.has_arg)).collect(),
+        }
+    }
+}
+
 /// One item of a parsed command line, in command-line order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Item<Id> {

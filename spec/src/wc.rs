@@ -208,6 +208,11 @@ const LONGS: &[LongOpt<OptId>] = &[
     },
 ];
 
+/// The options this parser accepts, by name (for the manual page).
+pub fn option_names() -> crate::getopt::OptionNames {
+    crate::getopt::OptionNames::of::<OptId>(SHORTS, LONGS)
+}
+
 const TOTAL_CHOICES: &[(&str, TotalMode)] = &[
     ("auto", TotalMode::Auto),
     ("always", TotalMode::Always),

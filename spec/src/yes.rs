@@ -67,6 +67,11 @@ const LONGS: &[LongOpt<OptId>] = &[
     },
 ];
 
+/// The options this parser accepts, by name (for the manual page).
+pub fn option_names() -> crate::getopt::OptionNames {
+    crate::getopt::OptionNames::of::<OptId>(&[], LONGS)
+}
+
 /// The `--help` text.
 pub fn help_text(program: &str) -> String {
     format!(

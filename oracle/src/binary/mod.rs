@@ -35,6 +35,23 @@ impl Binaries {
         self.dir.join(tool.name())
     }
 
+    /// The multicall binary, which is each tool when started under the
+    /// tool's name.
+    pub fn multicall(&self) -> PathBuf {
+        self.dir.join("samebytes")
+    }
+
+    /// The binary a case runs: half of the cases (odd seeds) run the
+    /// multicall `samebytes` under the tool's name, the argv[0] dispatch
+    /// an installation's links take, and the rest the tool's own binary.
+    pub fn for_case(&self, case: &BinaryCase) -> PathBuf {
+        if through_multicall(case) {
+            self.multicall()
+        } else {
+            self.tool(case.tool)
+        }
+    }
+
     /// Any of the built binaries, by name (`yes`, `grep`, ...).
     pub fn tool_named(&self, name: &str) -> PathBuf {
         self.dir.join(name)
@@ -75,13 +92,18 @@ impl Binaries {
             dir: target.join(profile),
         };
         let tools = Tool::ALL.map(|t| b.tool(t));
-        for p in tools.iter().chain([&b.layer()]) {
+        for p in tools.iter().chain([&b.layer(), &b.multicall()]) {
             if !p.exists() {
                 return Err(format!("{} was not built", p.display()));
             }
         }
         Ok(b)
     }
+}
+
+/// Does this case run through the multicall binary ([`Binaries::for_case`])?
+pub fn through_multicall(case: &BinaryCase) -> bool {
+    case.seed % 2 == 1
 }
 
 fn spec_errno(e: OutputErrno) -> Errno {
@@ -198,9 +220,14 @@ fn killed_by_sigpipe(tool: Tool, mut outcome: Outcome) -> Outcome {
 /// either way.
 pub fn check(case: &BinaryCase, bins: &Binaries) -> (Counts, Result<(), Box<Mismatch>>) {
     let (mut want, stdin_left) = expected_with_stdin_left(case);
-    let got = run::run(case, &bins.tool(case.tool), &bins.layer());
+    let got = run::run(case, &bins.for_case(case), &bins.layer());
     let variant = format!(
-        "binary, stdout {:?}, faults {:?}, SIGPIPE {}, env {:?}{}",
+        "binary{}, stdout {:?}, faults {:?}, SIGPIPE {}, env {:?}{}",
+        if through_multicall(case) {
+            " (samebytes as its argv[0] names it)"
+        } else {
+            ""
+        },
         case.stdout,
         case.faults,
         if case.sigpipe_default {

@@ -180,6 +180,11 @@ const LONGS: &[LongOpt<OptId>] = &[
     long("word-regexp", No, OptId::Word),
 ];
 
+/// The options this parser accepts, by name (for the manual page).
+pub fn option_names() -> crate::getopt::OptionNames {
+    crate::getopt::OptionNames::of::<OptId>(SHORTS, LONGS)
+}
+
 const USAGE_LINE: &str = "Usage: {p} [OPTION]... PATTERNS [FILE]...\n";
 
 fn usage_error(program: &str, message: Vec<u8>) -> Invocation {

@@ -56,7 +56,7 @@ pub mod syntax;
 mod walk;
 
 use crate::Locale;
-pub use args::{help_text, parse_args};
+pub use args::{help_text, option_names, parse_args};
 pub use options::*;
 pub use patterns::*;
 pub use run::{grep, grep_in_tree, grep_leaving_stdin};

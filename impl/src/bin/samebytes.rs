@@ -1,0 +1,13 @@
+//! `samebytes`: every tool in one binary, chosen by the name it is started
+//! under or by its first argument (`samebytes wc -l`).
+#![no_main]
+
+/// The C entry point: Rust's runtime start-up is skipped for speed
+/// (`samebytes::sys::start_process` says what it did that matters).
+#[no_mangle]
+pub extern "C" fn main(
+    _argc: std::ffi::c_int,
+    _argv: *const *const std::ffi::c_char,
+) -> std::ffi::c_int {
+    samebytes::multicall::main()
+}

@@ -1,0 +1,169 @@
+//! The binaries' entry points: one per tool, shared by the tool-named
+//! binaries (`wc`, `cat`, `yes`, `grep`) and the multicall binary
+//! `samebytes`, which picks the tool from the name it was started under
+//! (`argv[0]`, through a symlink such as `sb-wc`) or from its first
+//! argument (`samebytes wc -l`).  Both shapes run the same function with
+//! the same arguments, so the binary campaign, which drives both, tests
+//! what either ships.
+
+use samebytes_spec::cat::CatEnv;
+use samebytes_spec::grep::GrepEnv;
+use samebytes_spec::wc::WcEnv;
+use samebytes_spec::yes::YesEnv;
+
+/// The tools samebytes provides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tool {
+    Wc,
+    Cat,
+    Yes,
+    Grep,
+}
+
+impl Tool {
+    pub const ALL: [Tool; 4] = [Tool::Wc, Tool::Cat, Tool::Yes, Tool::Grep];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::Wc => "wc",
+            Tool::Cat => "cat",
+            Tool::Yes => "yes",
+            Tool::Grep => "grep",
+        }
+    }
+
+    pub fn from_name(name: &[u8]) -> Option<Tool> {
+        Tool::ALL.into_iter().find(|t| t.name().as_bytes() == name)
+    }
+
+    /// The tool a program name stands for: its last path component is the
+    /// tool's name, or ends with it after a prefix (`sb-wc`, `gwc`), as an
+    /// installation under a prefix names the links.  None of the four
+    /// names ends another, so at most one matches.
+    pub fn from_program_name(argv0: &[u8]) -> Option<Tool> {
+        let base = argv0.rsplit(|&b| b == b'/').next().unwrap_or(argv0);
+        Tool::ALL
+            .into_iter()
+            .find(|t| base.ends_with(t.name().as_bytes()))
+    }
+
+    /// Run this tool as a process would: `program` names it in messages
+    /// (GNU tools use `argv[0]` as given), `args` are its arguments after
+    /// the name.  Returns the exit status.
+    pub fn run(self, program: String, args: &[&'static [u8]]) -> i32 {
+        match self {
+            Tool::Wc => wc(program, args),
+            Tool::Cat => cat(program, args),
+            Tool::Yes => yes(program, args),
+            Tool::Grep => grep(program, args),
+        }
+    }
+}
+
+/// The whole of a tool-named binary's `main`.
+pub fn tool_main(tool: Tool) -> ! {
+    crate::sys::start_process();
+    let program = crate::program_name(tool.name());
+    let status = tool.run(program, &crate::sys::args_borrowed());
+    std::process::exit(status)
+}
+
+fn owned(args: &[&[u8]]) -> Vec<Vec<u8>> {
+    args.iter().map(|a| a.to_vec()).collect()
+}
+
+fn wc(program: String, args: &[&[u8]]) -> i32 {
+    use crate::wc::{run, SystemInputs, WcConfig};
+    let env = WcEnv {
+        locale: crate::locale(),
+        posixly_correct: crate::posixly_correct(),
+        program,
+    };
+    let mut stdout = crate::stdout_writer();
+    let config = WcConfig::default();
+    let mut stderr = std::io::stderr();
+    run(
+        &owned(args),
+        &env,
+        &mut SystemInputs,
+        &mut *stdout,
+        &mut stderr,
+        &config,
+    )
+}
+
+fn cat(program: String, args: &[&[u8]]) -> i32 {
+    use crate::cat::{run, CatConfig, SystemCat};
+    let env = CatEnv {
+        locale: crate::locale(),
+        posixly_correct: crate::posixly_correct(),
+        program,
+    };
+    let mut stdout = crate::stdout_writer();
+    let config = CatConfig::default();
+    let mut stderr = std::io::stderr();
+    run(
+        &owned(args),
+        &env,
+        &mut SystemCat::new(),
+        &mut *stdout,
+        &mut stderr,
+        &config,
+    )
+}
+
+fn yes(program: String, args: &[&[u8]]) -> i32 {
+    use crate::yes::{run, SystemOutput, YesConfig};
+    let env = YesEnv {
+        posixly_correct: crate::posixly_correct(),
+        program,
+    };
+    let mut config = YesConfig::default();
+    // Test hooks that change how the bytes travel, never which bytes: the
+    // size a stdout pipe is grown to (0 leaves it alone, since pipes are
+    // never shrunk), and a report of the path on stderr.
+    if let Some(size) = std::env::var_os("SAMEBYTES_YES_PIPE_SIZE") {
+        config.pipe_size = size.to_str().and_then(|s| s.parse().ok()).unwrap_or(0);
+    }
+    let debug = std::env::var_os("SAMEBYTES_YES_DEBUG").is_some();
+    // `args` borrow argv itself: an operand of many megabytes is not
+    // copied before `yes` joins the line.
+    let mut stdout = SystemOutput::stdout();
+    run(
+        args,
+        &env,
+        &mut stdout,
+        &mut std::io::stderr(),
+        &config,
+        debug,
+    )
+}
+
+fn grep(program: String, args: &[&[u8]]) -> i32 {
+    use crate::grep::{run, GrepConfig, SystemGrep};
+    let var = |name: &str| {
+        use std::os::unix::ffi::OsStringExt;
+        std::env::var_os(name).map(|v| v.into_vec())
+    };
+    let env = GrepEnv {
+        locale: crate::locale(),
+        posixly_correct: crate::posixly_correct(),
+        program,
+        grep_color: var("GREP_COLOR"),
+        grep_colors: var("GREP_COLORS"),
+        term: var("TERM"),
+        stdout_is_terminal: std::io::IsTerminal::is_terminal(&std::io::stdout()),
+    };
+    let mut stdout = crate::stdout_writer();
+    let cfg = GrepConfig::from_env();
+    let mut searcher = SystemGrep::configured(&cfg);
+    let mut stderr = std::io::stderr();
+    run(
+        &owned(args),
+        &env,
+        &mut searcher,
+        &mut *stdout,
+        &mut stderr,
+        &cfg,
+    )
+}
