@@ -72,19 +72,25 @@ fn yes_binary_matches_spec_on_every_path_and_fault() {
 #[test]
 fn campaign_report_names_every_unreached_cell() {
     // A report from no cases: every applicable path is unreached, and says so.
-    let reports = report::campaign(
-        binaries(),
-        &Tool::ALL,
-        std::time::Duration::ZERO,
-        1,
-        &mut |_| {},
-    );
-    for r in &reports {
+    let settings = samebytes_oracle::campaign::Settings {
+        tools: Tool::ALL.to_vec(),
+        seconds: std::time::Duration::ZERO,
+        jobs: 2,
+        seed: 1,
+    };
+    let progress = samebytes_oracle::campaign::Progress::silent();
+    let done = report::campaign(binaries(), &settings, &progress);
+    for (_, r) in &done.tallies {
         assert_eq!(r.cases, 0);
         assert_eq!(r.unreached().len(), report::applicable(r.tool).len());
     }
-    let text = report::render(&reports, std::time::Duration::ZERO, 1);
+    let text = report::render(&done, &settings);
     assert!(text.contains("Unreached"), "{text}");
+    // The file report lists them too.
+    let summary = report::summary(&done, &settings);
+    for t in &summary.tools {
+        assert_eq!(t.notes.len(), t.paths.len(), "{}: {:?}", t.name, t.notes);
+    }
 }
 
 /// Run `program args` under the layer with `plan`; returns (stdout,

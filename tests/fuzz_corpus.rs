@@ -62,3 +62,29 @@ fn grep_tree_corpus_replays_clean() {
     let n = replay("grep_tree", samebytes_oracle::grep::tree::fuzz_grep_tree);
     assert!(n >= 20, "the grep_tree corpus has only {n} inputs");
 }
+
+/// The committed dictionaries (`fuzz/dict/`, which the fuzz smoke and the
+/// ClusterFuzzLite build use) are what the option tables give now: one per
+/// fuzz target.
+#[test]
+fn every_fuzz_target_has_its_generated_dictionary() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    let mut targets: Vec<String> = std::fs::read_dir(root.join("fuzz_targets"))
+        .expect("fuzz targets")
+        .map(|e| e.expect("entry").path())
+        .filter_map(|p| Some(p.file_stem()?.to_str()?.to_owned()))
+        .collect();
+    targets.sort();
+    assert!(targets.len() >= 5, "{targets:?}");
+    for target in targets {
+        let generated = samebytes_oracle::dict::dictionary(&target)
+            .unwrap_or_else(|| panic!("no dictionary for the fuzz target {target}"));
+        let path = root.join("dict").join(format!("{target}.dict"));
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == generated,
+            "{} is stale: cargo run -p samebytes-oracle -- dict {target} > fuzz/dict/{target}.dict",
+            path.display()
+        );
+    }
+}

@@ -281,6 +281,7 @@ fn arbitrary_body(u: &mut Unstructured<'_>) -> arbitrary::Result<Body> {
         match u.int_in_range(0..=11u8)? {
             0..=4 => args.push(u.choose(OPTIONS)?.to_vec()),
             5..=10 => args.push(u.choose(&names)?.clone()),
+            _ if u.ratio(1, 3)? => args.push(schedule::raw_argument(u, &[b"--r", b"--w"])?),
             _ => args.push(u.choose(BAD_OPTIONS)?.to_vec()),
         }
     }

@@ -9,11 +9,13 @@
 //! - [`order`]: where diagnostics fall among the stdout bytes.
 //! - [`mismatch::Mismatch`]: a readable report with a one-line reproducer.
 //! - [`campaign`]: the time-boxed randomized campaign behind the CLI.
+//! - [`dict`]: the fuzz targets' libFuzzer dictionaries.
 
 pub mod binary;
 pub mod campaign;
 pub mod cat;
 pub mod codec;
+pub mod dict;
 pub mod grep;
 pub mod mismatch;
 pub mod order;

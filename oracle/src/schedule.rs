@@ -240,6 +240,21 @@ pub fn case_parts() -> impl Strategy<Value = (Vec<u8>, ReadSchedule, WriteSchedu
 /// Maybe give one regular input of `world` (a named file or stdin) an EIO
 /// point, somewhere in its bytes.  Called last by each generator, so inputs
 /// decoded before read errors existed keep their meaning.
+/// An argument of raw bytes from the fuzz input (at most 24, NUL-free as
+/// argv is): the parser then meets abbreviations, unknown options, bad
+/// values and odd operands no pool lists, and a libFuzzer dictionary's
+/// option tokens (`fuzz/dict/`) reach the command line.  `refused`
+/// prefixes are left out (cat's buffer sizes, where a dictionary's `1G`
+/// would cost a gigabyte per case).
+pub fn raw_argument(u: &mut Unstructured<'_>, refused: &[&[u8]]) -> arbitrary::Result<Vec<u8>> {
+    let len = u.int_in_range(0..=24usize)?.min(u.len());
+    let raw: Vec<u8> = u.bytes(len)?.iter().copied().filter(|&b| b != 0).collect();
+    if refused.iter().any(|p| raw.starts_with(p)) {
+        return Ok(b"--".to_vec());
+    }
+    Ok(raw)
+}
+
 pub fn arbitrary_read_error(u: &mut Unstructured<'_>, world: &mut World) -> arbitrary::Result<()> {
     if !u.ratio(1, 5)? {
         return Ok(());

@@ -288,6 +288,7 @@ fn arbitrary_body(
         match u.int_in_range(0..=9u8)? {
             0..=4 => args.push(u.choose(OPTIONS)?.to_vec()),
             5..=8 => args.push(u.choose(&names)?.clone()),
+            _ if u.ratio(1, 3)? => args.push(schedule::raw_argument(u, &[])?),
             _ => args.push(u.choose(BAD_OPTIONS)?.to_vec()),
         }
     }

@@ -1,14 +1,18 @@
 //! `samebytes-oracle`: run a differential campaign, or replay a reproducer.
 //!
-//!     samebytes-oracle [campaign] [--tool T]... [--seconds N] [--seed S]
-//!     samebytes-oracle campaign --binaries [--strict] [--tool T]... [--seconds N] [--seed S]
+//!     samebytes-oracle [campaign] [--binaries [--strict]] [--tool T]... [--seconds N]
+//!                      [--jobs N] [--seed S] [--report FILE.json|FILE.md]
 //!     samebytes-oracle replay 'wc:<hex>'
+//!     samebytes-oracle dict grep
 //!     samebytes-oracle replay 'binary:wc:<seed>' [--world DIR]
 
 use std::process::ExitCode;
 use std::time::Duration;
 
-const USAGE: &str = "usage: samebytes-oracle [campaign] [--binaries [--strict]] [--tool wc|cat|grep|yes]... [--seconds N] [--seed S]\n       samebytes-oracle replay REPRODUCER [--world DIR]\n       samebytes-oracle spec grep ARG... < INPUT   (the reference on stdin; LC_ALL=C.UTF-8 for UTF-8)\n";
+use samebytes_oracle::binary::Tool;
+use samebytes_oracle::campaign::{self, report::Format, Ending, Progress, Settings};
+
+const USAGE: &str = "usage: samebytes-oracle [campaign] [--binaries [--strict]] [--tool wc|cat|grep|yes]... [--seconds N] [--jobs N] [--seed S] [--report FILE.json|FILE.md]\n       samebytes-oracle replay REPRODUCER [--world DIR]\n       samebytes-oracle dict FUZZ-TARGET   (its libFuzzer dictionary)\n       samebytes-oracle spec grep ARG... < INPUT   (the reference on stdin; LC_ALL=C.UTF-8 for UTF-8)\n";
 
 /// The binaries next to this program, built (by cargo, in this program's
 /// profile) if they are missing or stale.
@@ -80,12 +84,26 @@ fn replay_binary(spec: &str, world: Option<&str>) -> ExitCode {
     }
 }
 
-fn binary_campaign(
-    tools: &[samebytes_oracle::binary::Tool],
-    per_tool: Duration,
-    seed: u64,
-    strict: bool,
-) -> ExitCode {
+/// `--report FILE`: the final report as JSON or Markdown.
+fn write_report(path: Option<&str>, summary: &samebytes_oracle::campaign::report::Summary) -> bool {
+    use samebytes_oracle::campaign::report::Format;
+    let Some(path) = path else {
+        return true;
+    };
+    let format = Format::of_path(path).unwrap_or(Format::Markdown);
+    match std::fs::write(path, summary.render(format)) {
+        Ok(()) => {
+            eprintln!("report written to {path}");
+            true
+        }
+        Err(e) => {
+            eprintln!("samebytes-oracle: {path}: {e}");
+            false
+        }
+    }
+}
+
+fn binary_campaign(settings: &Settings, strict: bool, report_path: Option<&str>) -> ExitCode {
     use samebytes_oracle::binary::report;
     let bins = match binaries() {
         Ok(b) => b,
@@ -94,44 +112,27 @@ fn binary_campaign(
             return ExitCode::from(2);
         }
     };
-    let mut last = std::time::Instant::now();
-    let mut told = (None, 0);
-    let mut progress = |r: &report::ToolReport| {
-        // Each mismatch's reproducer as soon as it is found, so that a
-        // campaign cut short (or one whose report is slow) still names it.
-        if told.0 != Some(r.tool) {
-            told = (Some(r.tool), 0);
-        }
-        for m in &r.mismatches[told.1..] {
-            eprintln!(
-                "  {}: mismatch in {:?} ({}): {}",
-                r.tool.name(),
-                m.stream,
-                m.variant,
-                m.reproducer
-            );
-        }
-        told.1 = r.mismatches.len();
-        if last.elapsed() >= Duration::from_secs(5) {
-            last = std::time::Instant::now();
-            eprintln!(
-                "  {}: {} cases, {} mismatches",
-                r.tool.name(),
-                r.cases,
-                r.mismatches.len()
-            );
-        }
-    };
-    let reports = report::campaign(&bins, tools, per_tool, seed, &mut progress);
-    print!("{}", report::render(&reports, per_tool, seed));
-    let unreached = reports
-        .iter()
-        .any(|r| !r.paths_not_taken().is_empty() || (strict && !r.unreached().is_empty()));
-    if reports.iter().any(|r| !r.mismatches.is_empty()) || unreached {
+    let done = report::campaign(&bins, settings, &Progress::on_stderr());
+    print!("{}", report::render(&done, settings));
+    let written = write_report(report_path, &report::summary(&done, settings));
+    let reports = || done.tallies.iter().map(|(_, r)| r);
+    let unreached =
+        reports().any(|r| !r.paths_not_taken().is_empty() || (strict && !r.unreached().is_empty()));
+    if reports().any(|r| !r.mismatches.is_empty()) || unreached {
         ExitCode::from(1)
+    } else if done.ending == Ending::Interrupted {
+        // As a shell reports a process ended by SIGINT.
+        ExitCode::from(130)
+    } else if !written {
+        ExitCode::from(2)
     } else {
         ExitCode::SUCCESS
     }
+}
+
+fn usage_error() -> ExitCode {
+    eprint!("{USAGE}");
+    ExitCode::from(2)
 }
 
 fn main() -> ExitCode {
@@ -142,6 +143,18 @@ fn main() -> ExitCode {
         return spec_run(&raw[1..]);
     }
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("dict") {
+        return match args
+            .get(1)
+            .and_then(|t| samebytes_oracle::dict::dictionary(t))
+        {
+            Some(dict) => {
+                print!("{dict}");
+                ExitCode::SUCCESS
+            }
+            None => usage_error(),
+        };
+    }
     if args.first().map(String::as_str) == Some("replay") {
         let Some(repro) = args.get(1) else {
             eprint!("{USAGE}");
@@ -177,61 +190,71 @@ fn main() -> ExitCode {
             }
         };
     }
-    let mut seconds = 60u64;
-    let mut seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    let mut settings = Settings {
+        tools: Vec::new(),
+        seconds: Duration::from_secs(60),
+        jobs: samebytes_oracle::campaign::default_jobs(),
+        seed: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0),
+    };
     let mut on_binaries = false;
     let mut strict = false;
-    let mut tools = Vec::new();
+    let mut report_path = None;
+    let usage = || {
+        eprint!("{USAGE}");
+        ExitCode::from(2)
+    };
     let mut it = args.iter().skip_while(|a| *a == "campaign");
     while let Some(a) = it.next() {
-        if a == "--binaries" {
-            on_binaries = true;
-            continue;
-        }
-        if a == "--strict" {
-            strict = true;
-            continue;
-        }
-        if a == "--tool" {
-            match it
-                .next()
-                .and_then(|t| samebytes_oracle::binary::Tool::from_name(t))
-            {
-                Some(t) => tools.push(t),
-                None => {
-                    eprint!("{USAGE}");
+        match a.as_str() {
+            "--binaries" => on_binaries = true,
+            "--strict" => strict = true,
+            "--tool" => match it.next().and_then(|t| Tool::from_name(t)) {
+                Some(t) => settings.tools.push(t),
+                None => return usage(),
+            },
+            "--report" => match it.next() {
+                Some(path) if Format::of_path(path).is_some() => report_path = Some(path.clone()),
+                Some(path) => {
+                    eprintln!(
+                        "samebytes-oracle: --report {path}: the name must end in .json or .md"
+                    );
                     return ExitCode::from(2);
                 }
+                None => return usage(),
+            },
+            flag @ ("--seconds" | "--seed" | "--jobs") => {
+                let Some(v) = it.next().and_then(|v| v.parse::<u64>().ok()) else {
+                    return usage();
+                };
+                match flag {
+                    "--seconds" => settings.seconds = Duration::from_secs(v),
+                    "--seed" => settings.seed = v,
+                    _ if v == 0 => return usage(),
+                    _ => settings.jobs = usize::try_from(v).unwrap_or(usize::MAX),
+                }
             }
-            continue;
-        }
-        let value = it.next().and_then(|v| v.parse::<u64>().ok());
-        match (a.as_str(), value) {
-            ("--seconds", Some(v)) => seconds = v,
-            ("--seed", Some(v)) => seed = v,
-            _ => {
-                eprint!("{USAGE}");
-                return ExitCode::from(2);
-            }
+            _ => return usage(),
         }
     }
-    let per_tool = Duration::from_secs(seconds);
-    if tools.is_empty() {
-        tools = samebytes_oracle::binary::Tool::ALL.to_vec();
+    if settings.tools.is_empty() {
+        settings.tools = Tool::ALL.to_vec();
     }
     if on_binaries {
-        return binary_campaign(&tools, per_tool, seed, strict);
+        return binary_campaign(&settings, strict, report_path.as_deref());
     }
-    let reports = samebytes_oracle::campaign::run(&tools, per_tool, seed);
-    print!(
-        "{}",
-        samebytes_oracle::campaign::render(&reports, per_tool, seed)
-    );
-    if reports.iter().any(|r| !r.mismatches.is_empty()) {
+    let done = campaign::run(&settings, &Progress::on_stderr());
+    print!("{}", campaign::render(&done, &settings));
+    let written = write_report(report_path.as_deref(), &campaign::summary(&done, &settings));
+    if done.tallies.iter().any(|(_, r)| !r.mismatches.is_empty()) {
         ExitCode::from(1)
+    } else if done.ending == Ending::Interrupted {
+        // As a shell reports a process ended by SIGINT.
+        ExitCode::from(130)
+    } else if !written {
+        ExitCode::from(2)
     } else {
         ExitCode::SUCCESS
     }

@@ -2,9 +2,9 @@
 //! mismatches found, and a table of kernel path × fault kind giving how
 //! many cases took each path and how many of those met each fault.
 
-use std::time::{Duration, Instant};
-
-use super::{check, generate, Binaries, Tool};
+use super::{check, generate, Binaries, BinaryCase, Tool};
+use crate::campaign::engine::{self, Finished, Lane, Progress, Tally};
+use crate::campaign::Settings;
 use crate::faultplan::{Counts, Kind, Outcome};
 use crate::mismatch::Mismatch;
 
@@ -84,18 +84,8 @@ impl ToolReport {
 
     /// Run the next case of the campaign from `seed`, and record it.
     fn run_next(&mut self, bins: &Binaries, seed: u64) {
-        let case = generate(
-            self.tool,
-            seed.wrapping_mul(1_000_003).wrapping_add(self.cases),
-        );
-        let (counts, result) = check(&case, bins);
-        self.cases += 1;
-        self.record(&counts);
-        if let Err(m) = result {
-            if self.mismatches.len() < 5 {
-                self.mismatches.push(*m);
-            }
-        }
+        let (counts, result) = check(&case_of(self.tool, seed, self.cases), bins);
+        self.add((counts, result));
     }
 
     fn record(&mut self, counts: &Counts) {
@@ -147,26 +137,54 @@ impl ToolReport {
     }
 }
 
-/// Run each tool's cases for `per_tool`, from `seed`.  `progress` hears
-/// about every case as it finishes.
-pub fn campaign(
-    bins: &Binaries,
-    tools: &[Tool],
-    per_tool: Duration,
-    seed: u64,
-    progress: &mut dyn FnMut(&ToolReport),
-) -> Vec<ToolReport> {
-    let mut reports = Vec::new();
-    for &tool in tools {
-        let mut report = ToolReport::new(tool);
-        let deadline = Instant::now() + per_tool;
-        while Instant::now() < deadline {
-            report.run_next(bins, seed);
-            progress(&report);
+/// Case `index` of `tool` in the campaign from `seed`.
+fn case_of(tool: Tool, seed: u64, index: u64) -> BinaryCase {
+    generate(tool, seed.wrapping_mul(1_000_003).wrapping_add(index))
+}
+
+impl Tally for ToolReport {
+    type Case = (Counts, Result<(), Box<Mismatch>>);
+
+    fn add(&mut self, (counts, result): Self::Case) -> Option<String> {
+        self.cases += 1;
+        self.record(&counts);
+        let m = result.err()?;
+        let line = format!(
+            "{}: mismatch in {:?} ({}): {}",
+            self.tool.name(),
+            m.stream,
+            m.variant,
+            m.reproducer
+        );
+        if self.mismatches.len() < 5 {
+            self.mismatches.push(*m);
         }
-        reports.push(report);
+        Some(line)
     }
-    reports
+
+    fn cases(&self) -> u64 {
+        self.cases
+    }
+
+    fn mismatches(&self) -> usize {
+        self.mismatches.len()
+    }
+}
+
+/// Run the binary campaign: each named tool's cases under the fault layer,
+/// on `settings.jobs` threads, for `settings.seconds` in all.
+pub fn campaign(bins: &Binaries, settings: &Settings, progress: &Progress) -> Finished<ToolReport> {
+    let seed = settings.seed;
+    let lanes = settings
+        .tools
+        .iter()
+        .map(|&tool| Lane {
+            name: tool.name(),
+            tally: ToolReport::new(tool),
+            run: Box::new(move |i| check(&case_of(tool, seed, i), bins)),
+        })
+        .collect();
+    engine::run(lanes, settings.seconds, settings.jobs, progress)
 }
 
 /// Run `tool`'s cases from `seed` until every applicable cell has been
@@ -185,16 +203,17 @@ pub fn until_every_cell(bins: &Binaries, tool: Tool, seed: u64, max_cases: u64) 
 
 /// The reports as text: a summary row per tool, the path × fault tables,
 /// the unreached cells, then each mismatch in full.
-pub fn render(reports: &[ToolReport], per_tool: Duration, seed: u64) -> String {
+pub fn render(done: &Finished<ToolReport>, settings: &Settings) -> String {
+    let reports: Vec<&ToolReport> = done.tallies.iter().map(|(_, t)| t).collect();
     let mut out = format!(
-        "samebytes binary campaign: release binaries under the fault layer, {}s per tool, seed {seed}\n\n",
-        per_tool.as_secs()
+        "samebytes binary campaign: release binaries under the fault layer, {}\n\n",
+        settings.describe(done.elapsed, done.ending)
     );
     out.push_str(&format!(
         "{:<6} {:>8} {:>11}\n",
         "tool", "cases", "mismatches"
     ));
-    for r in reports {
+    for r in &reports {
         out.push_str(&format!(
             "{:<6} {:>8} {:>11}\n",
             r.tool.name(),
@@ -202,7 +221,7 @@ pub fn render(reports: &[ToolReport], per_tool: Duration, seed: u64) -> String {
             r.mismatches.len()
         ));
     }
-    for r in reports {
+    for r in &reports {
         out.push_str(&format!(
             "\n{}: cases that took each path, and how many of those met each fault\n",
             r.tool.name()
@@ -230,17 +249,56 @@ pub fn render(reports: &[ToolReport], per_tool: Duration, seed: u64) -> String {
             out.push('\n');
         }
     }
-    let unreached: Vec<String> = reports.iter().flat_map(ToolReport::unreached).collect();
+    let unreached: Vec<String> = reports.iter().flat_map(|r| r.unreached()).collect();
     if !unreached.is_empty() {
         out.push_str("\nUnreached (paths not taken fail every campaign; cells not met fail a --strict one):\n");
         for u in &unreached {
             out.push_str(&format!("  {u}\n"));
         }
     }
-    for r in reports {
+    for r in &reports {
         for m in &r.mismatches {
             out.push_str(&format!("\n{m}"));
         }
     }
     out
+}
+
+/// The binary campaign's report for `--report`.
+pub fn summary(
+    done: &Finished<ToolReport>,
+    settings: &Settings,
+) -> crate::campaign::report::Summary {
+    use crate::campaign::report::{MismatchSummary, PathRow, Summary, ToolSummary};
+    let mut s = Summary::new(
+        "binaries",
+        settings,
+        done.elapsed.as_secs_f64(),
+        done.ending,
+    );
+    for (_, r) in &done.tallies {
+        let paths = applicable(r.tool)
+            .iter()
+            .zip(&r.paths)
+            .map(|((kind, faults), (_, took, met))| PathRow {
+                path: kind.name(),
+                cases: *took,
+                faults: FAULTS
+                    .iter()
+                    .zip(met)
+                    .map(|(f, n)| (f.name(), faults.contains(f).then_some(*n)))
+                    .collect(),
+            })
+            .collect();
+        s.tools.push(ToolSummary {
+            name: r.tool.name(),
+            cases: r.cases,
+            mismatch_count: r.mismatches.len(),
+            bytes_pushed: None,
+            notes: r.unreached(),
+            paths,
+            mismatches: r.mismatches.iter().map(MismatchSummary::of).collect(),
+        });
+    }
+    s
 }
