@@ -80,6 +80,11 @@ cat "$data/text.txt" "$data/utf8.txt" "$data/source.txt" > /dev/null   # warm th
 
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
+# Each section's rows as JSON lines, for bench/plot.py (committed).
+rdir="$here/results"
+mkdir -p "$rdir"
+section=""
+start_section() { section=$1; : > "$rdir/ratios-$section.jsonl"; }
 
 # Where hyperfine sends the commands' stdout (grep sets pipe), and whether
 # a nonzero status is expected (grep exits 1 when nothing matches).
@@ -95,7 +100,7 @@ bench() {
   [ "$have_uutils" = 1 ] && cmds+=("$uu_cmd")
   LC_ALL=$locale hyperfine --style none --warmup 2 --runs "$runs_here" --export-json "$json" \
     --output="$hf_output" "${hf_ignore[@]}" --prepare "$prepare" "${cmds[@]}" >/dev/null 2>&1
-  python3 - "$json" "$name" >> "$results" <<'PY'
+  python3 - "$json" "$name" "$rdir/ratios-$section.jsonl" >> "$results" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["results"]
 ours, gnu = r[0]["mean"], r[1]["mean"]
@@ -103,6 +108,9 @@ uu = r[2]["mean"] if len(r) > 2 else None
 def fmt(t): return f"{t*1000:.1f} ms" if t < 1 else f"{t:.2f} s"
 print("|".join([sys.argv[2], fmt(ours), fmt(gnu), f"{gnu/ours:.2f}",
                 fmt(uu) if uu else "n/a", f"{uu/ours:.2f}" if uu else "n/a"]))
+# The same row for bench/plot.py: mean seconds of each.
+with open(sys.argv[3], "a") as f:
+    f.write(json.dumps({"workload": sys.argv[2], "ours": ours, "gnu": gnu, "peer": uu}) + "\n")
 PY
   rm -f "$json"
 }
@@ -115,6 +123,7 @@ S="$data/short.txt"
 uu="$uutils wc"
 
 if [ -z "$only" ] || [ "$only" = wc ]; then
+  start_section wc
   bench "wc -l, file" C "$runs" "$ours/wc -l $T" "wc -l $T" "$uu -l $T"
   bench "wc, C.UTF-8" C.UTF-8 "$runs" "$ours/wc $T" "wc $T" "$uu $T"
   bench "wc, C" C "$runs" "$ours/wc $T" "wc $T" "$uu $T"
@@ -143,6 +152,7 @@ if [ -z "$only" ] || [ "$only" = wc ]; then
 fi
 
 if [ -z "$only" ] || [ "$only" = cat ]; then
+  start_section cat
   uc="$uutils cat"
   SM="$data/small/*"
   bench "cat, file → pipe (pv)" C "$runs" "$ours/cat $T | pv -q >/dev/null" "cat $T | pv -q >/dev/null" "$uc $T | pv -q >/dev/null"
@@ -163,6 +173,7 @@ if [ -z "$only" ] || [ "$only" = cat ]; then
 fi
 
 if [ -z "$only" ] || [ "$only" = yes ]; then
+  start_section yes
   uy="$uutils yes"
   L500=$(printf '%0499d' 0)
   # A stream's ratio is throughput(ours) / throughput(GNU): the same bytes,
@@ -189,6 +200,7 @@ if [ -z "$only" ] || [ "$only" = yes ]; then
 fi
 
 if [ -z "$only" ] || [ "$only" = grep ]; then
+  start_section grep
   have_uutils=1   # the peer column is ripgrep here
   hf_output=pipe
   hf_ignore=(--ignore-failure)
@@ -242,6 +254,7 @@ for i in range(65536):
 fi
 
 if [ -z "$only" ] || [ "$only" = grep-tree ]; then
+  start_section grep-tree
   have_uutils=1   # the peer column is ripgrep here
   hf_output=pipe
   hf_ignore=(-i)

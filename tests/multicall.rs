@@ -177,24 +177,8 @@ fn samebytes(args: &[&str]) -> Output {
 
 #[test]
 fn yes_runs_through_samebytes_until_its_reader_leaves() {
-    let mut child = Command::new(binary("samebytes"))
-        .args(["yes", "ab"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let mut head = vec![0u8; 9];
-    std::io::Read::read_exact(child.stdout.as_mut().expect("stdout"), &mut head).expect("read");
-    drop(child.stdout.take());
-    let out = child.wait_with_output().expect("wait");
+    let head = yes_head(Command::new(binary("samebytes")).args(["yes", "ab"]));
     assert_eq!(head, b"ab\nab\nab\n");
-    // Killed by SIGPIPE, silently, as GNU yes is.
-    assert_eq!(describe(out.status), "signal 13");
-    assert!(
-        out.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 #[test]
@@ -298,6 +282,34 @@ fn assert_installed_tools_work(bin: &Path, program_prefix: &str) {
         let got = outcome(run_in_world(cmd, &argv0, &world, false, false, &dir));
         assert_same(&got, &tool.spec(&argv0, &args, &world), &argv0);
     }
+    let yes = bin.join(format!("{program_prefix}yes"));
+    assert_eq!(
+        yes_head(Command::new(&yes).arg("ab")),
+        b"ab\nab\nab\n",
+        "{}",
+        yes.display()
+    );
+}
+
+/// The first nine bytes `yes` writes, after which its reader leaves: it
+/// must then die of SIGPIPE, silently, as GNU yes does.
+fn yes_head(cmd: &mut Command) -> Vec<u8> {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut head = vec![0u8; 9];
+    std::io::Read::read_exact(child.stdout.as_mut().expect("stdout"), &mut head).expect("read");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(describe(out.status), "signal 13");
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    head
 }
 
 /// Every page renders through groff with every warning on and none given.
