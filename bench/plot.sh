@@ -10,7 +10,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 venv="$here/data/venv"
 if ! "$venv/bin/python" -c 'import matplotlib' 2>/dev/null; then
   echo "installing matplotlib into $venv ..." >&2
-  python3 -m venv "$venv"
+  python3 -m venv "$venv" 2>/dev/null || {
+    # Debian's python3 keeps venv in a package of its own.
+    apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null
+    python3 -m venv "$venv"
+  }
   "$venv/bin/pip" install --quiet 'matplotlib>=3.7,<4'
 fi
 "$venv/bin/python" "$here/plot.py" "$here/results" "$here/plots"
