@@ -143,8 +143,14 @@ fn always_quoted(name: &[u8], pieces: &[Piece<'_>]) -> Vec<u8> {
             return out;
         }
     }
+    // A name with an apostrophe is written twice by gnulib: a scan that
+    // finds it needs this form, then the output, which starts in the state
+    // the scan ended in (quotearg does not reset pending_shell_escape_end).
+    // A name ending in an escaped byte so starts "inside" a `$'...`
+    // segment: `'''a'\'''$'\001'` for `a'<SOH>`, and `'\001'\'''$'\001'`
+    // for `<SOH>'<SOH>` (GNU 9.1; tests/cat_gnu.rs checks any name).
     let mut out = vec![b'\''];
-    let mut in_escape = false;
+    let mut in_escape = name.contains(&b'\'') && matches!(pieces.last(), Some(Piece::Escaped(_)));
     for p in pieces {
         match p {
             Piece::Escaped(b) => {
@@ -159,10 +165,13 @@ fn always_quoted(name: &[u8], pieces: &[Piece<'_>]) -> Vec<u8> {
                 }
             }
             Piece::Printable(bytes) => {
-                if in_escape {
+                // An apostrophe's own `'\''` closes a `$'...` segment with
+                // its first quote (gnulib clears pending_shell_escape_end
+                // for it): `$'\212'\'''`, not `$'\212'''\'''`.
+                if in_escape && bytes != b"'" {
                     out.extend_from_slice(b"''");
-                    in_escape = false;
                 }
+                in_escape = false;
                 if bytes == b"'" {
                     out.extend_from_slice(b"'\\''");
                 } else {

@@ -8,5 +8,5 @@ pub extern "C" fn main(
     _argc: std::ffi::c_int,
     _argv: *const *const std::ffi::c_char,
 ) -> std::ffi::c_int {
-    samebytes::entry::tool_main(samebytes::entry::Tool::Grep)
+    samebytes::entry::tool_main("grep", samebytes::entry::grep)
 }

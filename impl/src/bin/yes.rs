@@ -8,5 +8,5 @@ pub extern "C" fn main(
     _argc: std::ffi::c_int,
     _argv: *const *const std::ffi::c_char,
 ) -> std::ffi::c_int {
-    samebytes::entry::tool_main(samebytes::entry::Tool::Yes)
+    samebytes::entry::tool_main("yes", samebytes::entry::yes)
 }
