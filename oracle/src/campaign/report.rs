@@ -156,7 +156,7 @@ impl Summary {
             if !t.notes.is_empty() {
                 let _ = writeln!(md);
                 for n in &t.notes {
-                    let _ = writeln!(md, "- {n}");
+                    let _ = writeln!(md, "- {}: {n}", t.name);
                 }
             }
         }
@@ -348,7 +348,7 @@ mod tests {
             md.contains("```sh\nsamebytes-oracle replay 'binary:grep:9'\n```"),
             "{md}"
         );
-        assert!(md.contains("- grep read x short: never met"), "{md}");
+        assert!(md.contains("- grep: grep read x short: never met"), "{md}");
     }
 
     #[test]
