@@ -507,6 +507,16 @@ pub fn run_spec(case: &CatCase) -> Outcome {
     )
 }
 
+/// The case's own sizes: the first of [`variants`].
+pub fn case_config(case: &CatCase) -> CatConfig {
+    CatConfig {
+        read_size: case.read_size,
+        format_read_size: case.read_size,
+        write_size: case.write_size,
+        ..CatConfig::default()
+    }
+}
+
 /// The implementation runs a case is checked through.
 pub fn variants(case: &CatCase) -> [(String, ReadSchedule, CatConfig); 3] {
     let default = CatConfig::default();
@@ -517,12 +527,7 @@ pub fn variants(case: &CatCase) -> [(String, ReadSchedule, CatConfig); 3] {
                 case.read_size, case.write_size
             ),
             case.read.clone(),
-            CatConfig {
-                read_size: case.read_size,
-                format_read_size: case.read_size,
-                write_size: case.write_size,
-                ..default
-            },
+            case_config(case),
         ),
         (
             "default sizes, whole reads".into(),

@@ -16,6 +16,7 @@ pub mod campaign;
 pub mod cat;
 pub mod codec;
 pub mod dict;
+pub mod exhaustive;
 pub mod grep;
 pub mod mismatch;
 pub mod order;

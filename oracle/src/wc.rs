@@ -611,16 +611,21 @@ pub fn run_spec(case: &WcCase) -> Outcome {
     )
 }
 
-/// The implementation runs a case is checked through.
-pub fn variants(case: &WcCase) -> [(String, ImplPath, WcConfig); 4] {
-    let default = WcConfig::default();
-    let small = WcConfig {
+/// The case's own sizes: the first two of [`variants`].
+pub fn small_config(case: &WcCase) -> WcConfig {
+    WcConfig {
         buffer_size: case.buffer_size,
         window_size: case.window_size,
         mmap_min: 0,
         // Split every input of a few dozen bytes or more across threads.
         parallel_min: 48,
-    };
+    }
+}
+
+/// The implementation runs a case is checked through.
+pub fn variants(case: &WcCase) -> [(String, ImplPath, WcConfig); 4] {
+    let default = WcConfig::default();
+    let small = small_config(case);
     [
         (
             format!("slice, window {}", case.window_size),

@@ -5,6 +5,7 @@
 //!     samebytes-oracle replay 'wc:<hex>'
 //!     samebytes-oracle dict grep
 //!     samebytes-oracle replay 'binary:wc:<seed>' [--world DIR]
+//!     samebytes-oracle exhaustive wc|cat|yes|grep --max-len N [--jobs N] [--seconds S]
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -12,7 +13,7 @@ use std::time::Duration;
 use samebytes_oracle::binary::Tool;
 use samebytes_oracle::campaign::{self, report::Format, Ending, Progress, Settings};
 
-const USAGE: &str = "usage: samebytes-oracle [campaign] [--binaries [--strict]] [--tool wc|cat|grep|yes]... [--seconds N] [--jobs N] [--seed S] [--report FILE.json|FILE.md]\n       samebytes-oracle replay REPRODUCER [--world DIR]\n       samebytes-oracle dict FUZZ-TARGET   (its libFuzzer dictionary)\n       samebytes-oracle spec grep ARG... < INPUT   (the reference on stdin; LC_ALL=C.UTF-8 for UTF-8)\n";
+const USAGE: &str = "usage: samebytes-oracle [campaign] [--binaries [--strict]] [--tool wc|cat|grep|yes]... [--seconds N] [--jobs N] [--seed S] [--report FILE.json|FILE.md]\n       samebytes-oracle replay REPRODUCER [--world DIR]\n       samebytes-oracle exhaustive wc|cat|yes|grep --max-len N [--jobs N] [--seconds S]\n       samebytes-oracle dict FUZZ-TARGET   (its libFuzzer dictionary)\n       samebytes-oracle spec grep ARG... < INPUT   (the reference on stdin; LC_ALL=C.UTF-8 for UTF-8)\n";
 
 /// The binaries next to this program, built (by cargo, in this program's
 /// profile) if they are missing or stale.
@@ -130,6 +131,41 @@ fn binary_campaign(settings: &Settings, strict: bool, report_path: Option<&str>)
     }
 }
 
+/// `exhaustive TOOL --max-len N [--jobs N] [--seconds S]`: every input up
+/// to N bytes; exits 1 on a counterexample, 3 when the time ran out first.
+fn exhaustive(args: &[String]) -> ExitCode {
+    use samebytes_oracle::exhaustive;
+    let Some(checker) = args.first().and_then(|t| exhaustive::checker(t)) else {
+        return usage_error();
+    };
+    let (mut max_len, mut jobs, mut seconds) = (None, campaign::default_jobs(), None);
+    let mut it = args[1..].iter();
+    while let Some(flag) = it.next() {
+        let Some(v) = it.next().and_then(|v| v.parse::<u64>().ok()) else {
+            return usage_error();
+        };
+        match flag.as_str() {
+            "--max-len" => max_len = Some(v as usize),
+            "--jobs" if v > 0 => jobs = v as usize,
+            "--seconds" => seconds = Some(Duration::from_secs(v)),
+            _ => return usage_error(),
+        }
+    }
+    let Some(max_len) = max_len else {
+        return usage_error();
+    };
+    let deadline = seconds.map(|s| std::time::Instant::now() + s);
+    let report = exhaustive::run(checker, max_len, jobs, deadline);
+    println!("{}", report.summary());
+    if report.counterexample.is_some() {
+        ExitCode::from(1)
+    } else if report.timed_out {
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
 fn usage_error() -> ExitCode {
     eprint!("{USAGE}");
     ExitCode::from(2)
@@ -143,6 +179,9 @@ fn main() -> ExitCode {
         return spec_run(&raw[1..]);
     }
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("exhaustive") {
+        return exhaustive(&args[1..]);
+    }
     if args.first().map(String::as_str) == Some("dict") {
         return match args
             .get(1)

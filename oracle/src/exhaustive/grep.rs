@@ -1,0 +1,189 @@
+//! grep, exhaustively: every input over [`ALPHABET`] up to the bound, as
+//! a regular file operand, in the C and the UTF-8 locale, under a grid of
+//! [`PATTERNS`] × all 2^10 sets of `-v -c -n -o -x -w -m1 -A1 -B1 -z`,
+//! streamed and mapped, with a stream buffer (and the windows and
+//! thresholds derived from it) of each capacity and every read schedule
+//! that fits.
+
+use samebytes_spec::grep::GrepStdout;
+use samebytes_spec::world::{Node, World};
+
+use super::{byte_members, capacities, compositions, reads, Alphabet, Checker, Symbol, Tally};
+use crate::grep::{run_impl, ColorEnv, FileStrategy, GrepCase};
+use crate::mismatch::{compare_in_order, Mismatch};
+use crate::schedule::{ReadSchedule, WriteSchedule};
+
+/// The patterns: a literal (the matcher's byte search), both anchors, any
+/// character (one UTF-8 character, never an encoding error), and a
+/// pattern that matches the empty string everywhere.
+pub const PATTERNS: [&[u8]; 5] = [b"a", b"^a", b"a$", b".", b"a*"];
+
+const FLAGS: [&[u8]; 10] = [
+    b"-v", b"-c", b"-n", b"-o", b"-x", b"-w", b"-m1", b"-A1", b"-B1", b"-z",
+];
+
+/// The classes grep tells apart under [`PATTERNS`].
+pub static ALPHABET: Alphabet = &[
+    Symbol {
+        name: "a",
+        rep: b"a",
+        members: || vec![b"a".to_vec()],
+        why: "the byte the patterns name",
+    },
+    Symbol {
+        name: "word",
+        rep: b"b",
+        members: || {
+            byte_members(
+                &[(b'0', b'9'), (b'A', b'Z'), (b'_', b'_'), (b'b', b'z')],
+                &[],
+            )
+        },
+        why: "a word constituent the patterns do not name: matched by `.`, joins a word for -w",
+    },
+    Symbol {
+        name: "other",
+        rep: b" ",
+        members: || {
+            byte_members(
+                &[
+                    (0x01, 0x09),
+                    (0x0b, 0x2f),
+                    (0x3a, 0x40),
+                    (0x5b, 0x5e),
+                    (0x60, 0x60),
+                    (0x7b, 0x7f),
+                ],
+                &[],
+            )
+        },
+        why: "an ASCII character that is no word constituent, newline or NUL: matched by `.`, \
+              ends a word for -w",
+    },
+    Symbol {
+        name: "nl",
+        rep: b"\n",
+        members: || vec![b"\n".to_vec()],
+        why: "ends a line (but under -z)",
+    },
+    Symbol {
+        name: "nul",
+        rep: b"\0",
+        members: || vec![b"\0".to_vec()],
+        why: "makes a file binary (ends a line under -z)",
+    },
+    Symbol {
+        name: "bad",
+        rep: b"\xff",
+        members: || byte_members(&[(0xc0, 0xc1), (0xf5, 0xff)], &[]),
+        why: "never valid UTF-8: binary in UTF-8, a non-word byte in C",
+    },
+    Symbol {
+        name: "letter2",
+        rep: "é".as_bytes(),
+        members: || {
+            ["é", "ß", "ñ", "Ж", "ж", "Ω", "ą", "ő"]
+                .iter()
+                .map(|c| c.as_bytes().to_vec())
+                .collect()
+        },
+        why: "a two-byte letter: one word character in UTF-8, two non-word bytes in C",
+    },
+];
+
+/// Option set `index`: the locale, the pattern and the flags (bit `i` of
+/// the index's low ten bits is `FLAGS[i]`).
+fn option_set(index: usize) -> (bool, &'static [u8], Vec<Vec<u8>>) {
+    let mask = index % 1024;
+    let pattern = PATTERNS[index / 1024 % PATTERNS.len()];
+    let utf8 = index / 1024 / PATTERNS.len() == 1;
+    let flags = FLAGS
+        .iter()
+        .enumerate()
+        .filter(|(bit, _)| mask & (1 << bit) != 0)
+        .map(|(_, f)| f.to_vec())
+        .collect();
+    (utf8, pattern, flags)
+}
+
+pub struct GrepChecker;
+
+impl GrepChecker {
+    fn case(input: &[u8], index: usize) -> GrepCase {
+        let (utf8, pattern, flags) = option_set(index);
+        let mut world = World::default();
+        world
+            .files
+            .insert(b"f".to_vec(), Node::Regular(input.to_vec()));
+        let mut args = flags;
+        args.extend([b"-e".to_vec(), pattern.to_vec(), b"f".to_vec()]);
+        GrepCase {
+            args,
+            utf8,
+            world,
+            stdout: GrepStdout::Stream,
+            read: ReadSchedule::whole(),
+            write: WriteSchedule::default(),
+            buffer: 1,
+            colors: ColorEnv::default(),
+        }
+    }
+
+    fn check_options(
+        mut case: GrepCase,
+        len: usize,
+        n: usize,
+        tally: &Tally,
+    ) -> Result<(), Box<Mismatch>> {
+        let expected = case.spec_outcome();
+        tally.spec();
+        for cap in capacities(n) {
+            case.buffer = cap;
+            for parts in compositions(len, cap) {
+                case.read = reads(&parts);
+                for strategy in [FileStrategy::Stream, FileStrategy::Mapped] {
+                    let actual = run_impl(&case, strategy);
+                    tally.run();
+                    let variant = format!("buffer {cap}, {strategy:?}, reads {parts:?}");
+                    compare_in_order("grep", &variant, &expected, &actual, &|| case.reproducer())?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Checker for GrepChecker {
+    fn tool(&self) -> &'static str {
+        "grep"
+    }
+
+    fn alphabet(&self) -> Alphabet {
+        ALPHABET
+    }
+
+    fn option_count(&self) -> usize {
+        2 * PATTERNS.len() * 1024
+    }
+
+    fn option_sets(&self) -> String {
+        format!(
+            "C and UTF-8 × patterns {} × all sets of -v -c -n -o -x -w -m1 -A1 -B1 -z",
+            PATTERNS.map(String::from_utf8_lossy).join(" ")
+        )
+    }
+
+    fn spec_outcome(&self, input: &[u8], index: usize) -> samebytes_spec::Outcome {
+        Self::case(input, index).spec_outcome()
+    }
+
+    fn check_option_set(
+        &self,
+        input: &[u8],
+        index: usize,
+        n: usize,
+        tally: &Tally,
+    ) -> Result<(), Box<Mismatch>> {
+        Self::check_options(Self::case(input, index), input.len(), n, tally)
+    }
+}
