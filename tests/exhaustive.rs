@@ -55,7 +55,7 @@ fn cat_every_input_up_to_the_bound() {
 
 #[test]
 fn yes_every_input_up_to_the_bound() {
-    every_input_up_to("yes", 4);
+    every_input_up_to("yes", 5);
 }
 
 #[test]
@@ -170,5 +170,20 @@ proptest! {
         checked in prop::collection::vec(any::<usize>(), 8),
     ) {
         symmetry("grep", &p, Some(&options), &checked)?;
+    }
+}
+
+/// docs/exhaustive.md holds every tool's class table as the code states
+/// it (`samebytes-oracle exhaustive TOOL --classes` prints it).
+#[test]
+fn the_docs_hold_every_class_table() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/exhaustive.md");
+    let doc = std::fs::read_to_string(path).expect("docs/exhaustive.md");
+    for tool in ["wc", "cat", "yes", "grep"] {
+        let table = exhaustive::class_table(exhaustive::checker(tool).expect("a checker"));
+        assert!(
+            doc.contains(&table),
+            "docs/exhaustive.md lacks the {tool} classes as `samebytes-oracle exhaustive {tool} --classes` prints them:\n{table}"
+        );
     }
 }

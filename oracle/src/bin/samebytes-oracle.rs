@@ -6,6 +6,7 @@
 //!     samebytes-oracle dict grep
 //!     samebytes-oracle replay 'binary:wc:<seed>' [--world DIR]
 //!     samebytes-oracle exhaustive wc|cat|yes|grep --max-len N [--jobs N] [--seconds S]
+//!     samebytes-oracle exhaustive wc|cat|yes|grep --classes
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -13,7 +14,7 @@ use std::time::Duration;
 use samebytes_oracle::binary::Tool;
 use samebytes_oracle::campaign::{self, report::Format, Ending, Progress, Settings};
 
-const USAGE: &str = "usage: samebytes-oracle [campaign] [--binaries [--strict]] [--tool wc|cat|grep|yes]... [--seconds N] [--jobs N] [--seed S] [--report FILE.json|FILE.md]\n       samebytes-oracle replay REPRODUCER [--world DIR]\n       samebytes-oracle exhaustive wc|cat|yes|grep --max-len N [--jobs N] [--seconds S]\n       samebytes-oracle dict FUZZ-TARGET   (its libFuzzer dictionary)\n       samebytes-oracle spec grep ARG... < INPUT   (the reference on stdin; LC_ALL=C.UTF-8 for UTF-8)\n";
+const USAGE: &str = "usage: samebytes-oracle [campaign] [--binaries [--strict]] [--tool wc|cat|grep|yes]... [--seconds N] [--jobs N] [--seed S] [--report FILE.json|FILE.md]\n       samebytes-oracle replay REPRODUCER [--world DIR]\n       samebytes-oracle exhaustive wc|cat|yes|grep --max-len N [--jobs N] [--seconds S] | --classes\n       samebytes-oracle dict FUZZ-TARGET   (its libFuzzer dictionary)\n       samebytes-oracle spec grep ARG... < INPUT   (the reference on stdin; LC_ALL=C.UTF-8 for UTF-8)\n";
 
 /// The binaries next to this program, built (by cargo, in this program's
 /// profile) if they are missing or stale.
@@ -138,6 +139,10 @@ fn exhaustive(args: &[String]) -> ExitCode {
     let Some(checker) = args.first().and_then(|t| exhaustive::checker(t)) else {
         return usage_error();
     };
+    if args.get(1).map(String::as_str) == Some("--classes") {
+        print!("{}", exhaustive::class_table(checker));
+        return ExitCode::SUCCESS;
+    }
     let (mut max_len, mut jobs, mut seconds) = (None, campaign::default_jobs(), None);
     let mut it = args[1..].iter();
     while let Some(flag) = it.next() {

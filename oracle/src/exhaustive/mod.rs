@@ -16,9 +16,11 @@
 //!   and check that the spec's answer keeps its shape and that the
 //!   implementation still agrees, so the claim stays honest.
 //! - [`compositions`]: every way to cut `len` bytes into reads of at most
-//!   `cap` bytes.  A read asks for at most its buffer's capacity, so a
+//!   `cap` bytes.  wc and cat read into a buffer of fixed capacity, so a
 //!   composition with a longer part behaves as one of these: the parts
-//!   no longer than the capacity are every cut a kernel can make.
+//!   no longer than the capacity are every cut a kernel can make.  grep's
+//!   stream buffer grows, so grep takes every composition at every
+//!   capacity.
 //! - [`run`]: inputs by increasing length, split over worker threads; the
 //!   first length with a counterexample stops the run, and the smallest
 //!   counterexample of that length (in enumeration order) is reported,
@@ -371,6 +373,26 @@ pub fn run(
     report
 }
 
+/// A tool's classes as a Markdown table (docs/exhaustive.md holds each
+/// tool's, and a test keeps them equal).
+pub fn class_table(checker: &dyn Checker) -> String {
+    let mut out = format!(
+        "| {} class | enumerated as | members | why every member behaves alike |\n|---|---|---:|---|\n",
+        checker.tool()
+    );
+    for s in checker.alphabet() {
+        let rep: String = s.rep.iter().map(|b| format!("\\x{b:02x}")).collect();
+        out.push_str(&format!(
+            "| `{}` | `{}` | {} | {} |\n",
+            s.name,
+            rep,
+            (s.members)().len(),
+            s.why.replace('|', "\\|")
+        ));
+    }
+    out
+}
+
 /// The checker for a tool name.
 pub fn checker(tool: &str) -> Option<&'static dyn Checker> {
     match tool {
@@ -465,6 +487,66 @@ mod tests {
             why: "",
         },
     ];
+
+    /// Fails every input holding two `x` in a row, or any `yz`.
+    struct Picky;
+
+    impl Checker for Picky {
+        fn tool(&self) -> &'static str {
+            "picky"
+        }
+        fn alphabet(&self) -> Alphabet {
+            TEST_ALPHABET
+        }
+        fn option_count(&self) -> usize {
+            2
+        }
+        fn option_sets(&self) -> String {
+            String::new()
+        }
+        fn spec_outcome(&self, input: &[u8], _: usize) -> samebytes_spec::Outcome {
+            samebytes_spec::Outcome::new(input.to_vec(), Vec::new(), 0)
+        }
+        fn check_option_set(
+            &self,
+            input: &[u8],
+            index: usize,
+            _: usize,
+            tally: &Tally,
+        ) -> Result<(), Box<Mismatch>> {
+            tally.run();
+            let bad = input.windows(2).any(|w| w == b"xx" || w == b"yz");
+            match (bad, index) {
+                (true, 1) => Err(Box::new(Mismatch {
+                    tool: "picky",
+                    variant: String::new(),
+                    stream: crate::mismatch::Stream::Stdout,
+                    expected: Vec::new(),
+                    actual: input.to_vec(),
+                    reproducer: String::from_utf8_lossy(input).into_owned(),
+                })),
+                _ => Ok(()),
+            }
+        }
+    }
+
+    #[test]
+    fn the_smallest_counterexample_is_reported_on_any_number_of_jobs() {
+        for jobs in 1..=4 {
+            let report = run(&Picky, 6, jobs, None);
+            // Length 2 holds "xx" (index 0) and "yz" (index 1): the first.
+            assert_eq!(report.reached, Some(1), "{jobs} jobs");
+            let (classes, m) = report.counterexample.expect("a counterexample");
+            assert_eq!(classes, ["x", "x"]);
+            assert_eq!(m.reproducer, "xx");
+            // Lengths 0 and 1 (one input each) passed whole.
+            assert!(report.inputs >= 2);
+        }
+        // Without a bad input the run reaches its bound.
+        let report = run(&Picky, 1, 2, None);
+        assert_eq!((report.reached, report.inputs), (Some(1), 2));
+        assert!(report.counterexample.is_none());
+    }
 
     #[test]
     fn strings_are_every_spelling_of_each_length() {
