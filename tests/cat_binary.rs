@@ -50,7 +50,7 @@ fn world_of(files: &[(&str, &[u8])], stdin: Node) -> World {
             node: stdin,
             offset: 0,
         },
-        read_errors: Default::default(),
+        ..Default::default()
     }
 }
 

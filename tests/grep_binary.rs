@@ -41,6 +41,7 @@ fn world_of(files: &[(&str, &[u8])], stdin: Stdin) -> World {
             .collect(),
         stdin,
         read_errors: Default::default(),
+        ..Default::default()
     }
 }
 
@@ -164,6 +165,7 @@ fn regular_files_read_with_buffers_of_every_size_match_the_spec() {
                     offset,
                 },
                 read_errors: Default::default(),
+                ..Default::default()
             };
             let expected_stdin = spec(args, &stdin_world, None);
             // (stream buffer, mapping threshold, window): read only, then

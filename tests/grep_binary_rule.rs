@@ -219,6 +219,7 @@ impl Layout {
                     offset: 0,
                 },
                 read_errors: Default::default(),
+                ..Default::default()
             },
             stdout: GrepStdout::Stream,
             read: ReadSchedule {
@@ -255,6 +256,7 @@ fn real_buffer_case(search: &[&str], data: &[u8]) -> GrepCase {
                 offset: 0,
             },
             read_errors: Default::default(),
+            ..Default::default()
         },
         stdout: GrepStdout::Stream,
         read: Default::default(),

@@ -38,6 +38,7 @@ fn stream_case(args: &[&[u8]], data: Vec<u8>, buffer: usize, whole_file: bool) -
                 offset: 0,
             },
             read_errors: Default::default(),
+            ..Default::default()
         },
         stdout: GrepStdout::Stream,
         read: Default::default(),

@@ -118,6 +118,7 @@ fn pipe_written_in_random_chunks_with_pauses() {
                     offset: 0,
                 },
                 read_errors: Default::default(),
+                ..Default::default()
             };
             assert_same(
                 &outcome(out),
@@ -187,6 +188,7 @@ fn large_files_count_lines_on_two_threads() {
         files: [(b"big".to_vec(), Node::Regular(data))].into(),
         stdin: Stdin::default(),
         read_errors: Default::default(),
+        ..Default::default()
     };
     for opts in [&["-l"][..], &["-lc"], &["-c"]] {
         let mut args = opts.to_vec();
@@ -230,6 +232,7 @@ fn byte_count_honours_the_inherited_offset_and_leaves_stdin_at_eof() {
                     offset,
                 },
                 read_errors: Default::default(),
+                ..Default::default()
             };
             assert_same(
                 &outcome(first),
@@ -285,6 +288,7 @@ fn byte_count_of_a_pipe_uses_splice() {
             offset: 0,
         },
         read_errors: Default::default(),
+        ..Default::default()
     };
     assert_eq!(out.stdout, spec(&["-c"], Locale::C, &world, None).stdout);
 }
@@ -306,6 +310,7 @@ fn dev_null_missing_files_and_directories() {
             offset: 0,
         },
         read_errors: Default::default(),
+        ..Default::default()
     };
     for args in [
         &["/dev/null"][..],
@@ -342,6 +347,7 @@ fn write_error_on_dev_full() {
         files: [(b"a".to_vec(), Node::Regular(b"one two\n".to_vec()))].into(),
         stdin: Stdin::default(),
         read_errors: Default::default(),
+        ..Default::default()
     };
     let full = dev_full();
     let out = wc()
@@ -402,6 +408,7 @@ fn closed_pipe_with_sigpipe_default_and_ignored() {
         files: [(b"a".to_vec(), Node::Regular(b"one two\n".to_vec()))].into(),
         stdin: Stdin::default(),
         read_errors: Default::default(),
+        ..Default::default()
     };
     let failure = Some(StdoutFailure {
         limit: 0,
@@ -498,6 +505,7 @@ fn a_file_truncated_under_a_mapping_is_not_a_crash() {
                 files: [(b"t".to_vec(), Node::Regular(data[..read].to_vec()))].into(),
                 stdin: Stdin::default(),
                 read_errors: Default::default(),
+                ..Default::default()
             },
             None,
         );
@@ -529,6 +537,7 @@ fn a_long_line_without_newline() {
         files: [(b"long".to_vec(), Node::Regular(data))].into(),
         stdin: Stdin::default(),
         read_errors: Default::default(),
+        ..Default::default()
     };
     for locale in [Locale::C, Locale::Utf8] {
         let out = wc()
@@ -563,6 +572,7 @@ fn byte_count_reads_files_whose_size_is_a_guess() {
             files: [(path.as_bytes().to_vec(), Node::Regular(data))].into(),
             stdin: Stdin::default(),
             read_errors: Default::default(),
+            ..Default::default()
         };
         let out = wc().args(["-c", path]).output().expect("run wc");
         assert_same(

@@ -191,6 +191,7 @@ fn reproducers_replay_clean() {
                     stdin: Some(0),
                     stdin_would_block: false,
                 },
+                ..Default::default()
             },
             read: Default::default(),
             write: Default::default(),

@@ -171,6 +171,28 @@ pub fn get_args(d: &mut Decoder<'_>) -> Result<Vec<Vec<u8>>, DecodeError> {
     (0..n).map(|_| d.bytes()).collect()
 }
 
+/// Where stdin pauses: a count, then each pause as the gap from the one
+/// before.
+pub fn put_pauses(e: &mut Encoder, pauses: &[usize]) {
+    e.uint(pauses.len() as u64);
+    let mut last = 0;
+    for &p in pauses {
+        e.uint(p.saturating_sub(last) as u64);
+        last = p;
+    }
+}
+
+pub fn get_pauses(d: &mut Decoder<'_>) -> Result<Vec<usize>, DecodeError> {
+    let n = d.usize()?;
+    let mut pauses = Vec::new();
+    let mut last = 0usize;
+    for _ in 0..n {
+        last = last.checked_add(d.usize()?).ok_or(DecodeError)?;
+        pauses.push(last);
+    }
+    Ok(pauses)
+}
+
 /// The files, then stdin's node and offset.
 pub fn put_world(e: &mut Encoder, world: &World) {
     e.uint(world.files.len() as u64);

@@ -18,6 +18,7 @@ pub mod codec;
 pub mod dict;
 pub mod exhaustive;
 pub mod grep;
+pub mod live;
 pub mod mismatch;
 pub mod order;
 pub mod schedule;

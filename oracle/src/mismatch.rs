@@ -17,6 +17,9 @@ pub enum Stream {
     /// How many hard failures the binary met again on a descriptor that
     /// had already failed (the layer's `FailedAgain`): a silent retry.
     Retries,
+    /// What had been written, and whether the run had exited, when its
+    /// stdin paused (`crate::live`).
+    Pause,
 }
 
 #[derive(Clone, Debug)]
@@ -164,11 +167,12 @@ impl fmt::Display for Mismatch {
             Stream::StdinOffset => "stdin offset",
             Stream::Order => "the order of stdout and stderr",
             Stream::Retries => "hard failures met again on one descriptor (a retry)",
+            Stream::Pause => "what was written by a pause of stdin",
         };
         writeln!(f, "{} mismatch in {which} ({})", self.tool, self.variant)?;
         if matches!(
             self.stream,
-            Stream::Status | Stream::StdinOffset | Stream::Order | Stream::Retries
+            Stream::Status | Stream::StdinOffset | Stream::Order | Stream::Retries | Stream::Pause
         ) || (looks_textual(&self.expected) && looks_textual(&self.actual))
         {
             let (before, e, a, after) = differing_lines(&self.expected, &self.actual);

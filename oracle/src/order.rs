@@ -8,9 +8,8 @@
 //! a diagnostic before what it buffered, or after what came later, fails
 //! here even when both streams are right on their own.
 
-use std::cell::RefCell;
 use std::io::{self, Write};
-use std::rc::Rc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use samebytes_spec::{Outcome, Placement};
 
@@ -25,20 +24,48 @@ struct Record {
 }
 
 /// The stdout end: appends what the writer above it accepted.
-pub struct StdoutSink(Rc<RefCell<Record>>);
+pub struct StdoutSink(Arc<Mutex<Record>>);
 
 /// The stderr end: appends, and notes where among the stdout bytes.
-pub struct StderrSink(Rc<RefCell<Record>>);
+pub struct StderrSink(Arc<Mutex<Record>>);
+
+/// A view of what the two ends have been given so far, for whoever
+/// watches the run while it goes (`crate::live`).
+#[derive(Clone)]
+pub struct Written(Arc<Mutex<Record>>);
+
+impl Written {
+    /// Stdout and stderr as written so far.
+    pub fn so_far(&self) -> (Vec<u8>, Vec<u8>) {
+        let r = lock(&self.0);
+        (r.stdout.clone(), r.stderr.clone())
+    }
+}
 
 /// A fresh pair of ends sharing one record.
 pub fn sinks() -> (StdoutSink, StderrSink) {
-    let record = Rc::new(RefCell::new(Record::default()));
-    (StdoutSink(record.clone()), StderrSink(record))
+    let (out, err, _) = watched_sinks();
+    (out, err)
+}
+
+/// [`sinks`], and a view of what they have been given.
+pub fn watched_sinks() -> (StdoutSink, StderrSink, Written) {
+    let record = Arc::new(Mutex::new(Record::default()));
+    (
+        StdoutSink(record.clone()),
+        StderrSink(record.clone()),
+        Written(record),
+    )
+}
+
+/// The record, whatever a thread that panicked while holding it left.
+fn lock(record: &Mutex<Record>) -> MutexGuard<'_, Record> {
+    record.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Write for StdoutSink {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.borrow_mut().stdout.extend_from_slice(buf);
+        lock(&self.0).stdout.extend_from_slice(buf);
         Ok(buf.len())
     }
     fn flush(&mut self) -> io::Result<()> {
@@ -48,7 +75,7 @@ impl Write for StdoutSink {
 
 impl Write for StderrSink {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut r = self.0.borrow_mut();
+        let mut r = lock(&self.0);
         if !buf.is_empty() {
             let at = (r.stderr.len(), r.stdout.len());
             r.stderr_writes.push(at);
@@ -64,7 +91,7 @@ impl Write for StderrSink {
 impl StderrSink {
     /// What the run wrote, with one exact placement per stderr write.
     pub fn outcome(self, status: i32) -> Outcome {
-        let r = self.0.take();
+        let r = std::mem::take(&mut *lock(&self.0));
         Outcome {
             stdout: r.stdout,
             stderr: r.stderr,

@@ -290,6 +290,39 @@ pub fn arbitrary_read_error(u: &mut Unstructured<'_>, world: &mut World) -> arbi
     Ok(())
 }
 
+/// Maybe give a stream stdin pauses (`World::stdin_pauses`): a few
+/// offsets in its bytes, most where a live writer stops (after a line, or
+/// after a NUL, where the binary probe may end), others anywhere, at its
+/// start and at its end.  Drawn last, and none once the fuzz input runs
+/// out, so inputs made before pauses existed keep their meaning.
+pub fn arbitrary_pauses(u: &mut Unstructured<'_>, world: &mut World) -> arbitrary::Result<()> {
+    let Node::Stream(d) = &world.stdin.node else {
+        return Ok(());
+    };
+    if world.read_errors.stdin_would_block || u.ratio(1, 2)? {
+        return Ok(());
+    }
+    let ends: Vec<usize> = (1..=d.len())
+        .filter(|&i| d[i - 1] == b'\n' || d[i - 1] == 0)
+        .collect();
+    let nul = d.iter().position(|&b| b == 0);
+    let mut pauses = Vec::new();
+    for _ in 0..u.int_in_range(1..=6u8)? {
+        let p = match u.int_in_range(0..=9u8)? {
+            0 => 0,
+            1 => d.len(),
+            2..=6 if !ends.is_empty() => *u.choose(&ends)?,
+            7 if nul.is_some() => nul.unwrap_or(0) + usize::from(u.arbitrary::<bool>()?),
+            _ => u.int_in_range(0..=d.len())?,
+        };
+        pauses.push(p);
+    }
+    pauses.sort_unstable();
+    pauses.dedup();
+    world.stdin_pauses = pauses;
+    Ok(())
+}
+
 /// The bytes of a regular input from `from` on, as a reader that fails
 /// with EIO at the world's error point `fail_at` (an absolute offset), and
 /// at every read after it, as a bad block does.
@@ -346,6 +379,14 @@ impl<R: Read> ChunkedReader<R> {
             schedule,
             next: 0,
         }
+    }
+
+    pub fn inner(&self) -> &R {
+        &self.inner
+    }
+
+    pub fn inner_mut(&mut self) -> &mut R {
+        &mut self.inner
     }
 }
 

@@ -49,6 +49,20 @@ pub struct Outcome {
     pub placements: Vec<Placement>,
 }
 
+/// What a run has decided at one pause of its stdin
+/// (`world::World::stdin_pauses`): what it has written by then, which a
+/// terminal or a line-buffered stdout must show, and whether it has exited,
+/// reading no further.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Decided {
+    /// The pause: how many bytes of stdin had come.
+    pub at: usize,
+    /// Everything written by then; once exited, the exit status too.
+    pub outcome: Outcome,
+    /// The run has exited there.
+    pub exited: bool,
+}
+
 /// One diagnostic's place: the stderr bytes from `stderr_at` on (up to the
 /// next placement) were written when stdout held between `stdout_min` and
 /// `stdout_max` bytes.  Nearly every diagnostic has one exact place; a

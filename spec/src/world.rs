@@ -45,6 +45,15 @@ pub struct World {
     /// Regular files with an unreadable region: reading at or past the
     /// byte offset fails with EIO, as a bad sector does.
     pub read_errors: ReadErrors,
+    /// Where a stream stdin pauses, in increasing order: after each of
+    /// these many bytes its writer waits until the reader has taken them
+    /// all and a read would block, then goes on (`tail -f`, a terminal,
+    /// a slow producer).  Offsets past the stream's end, and a stdin
+    /// that is not a blocking stream, have none.
+    pub stdin_pauses: Vec<usize>,
+    /// Set by [`World::at_pause`]: stdin's writer waits here, so a read
+    /// past the bytes held would block.
+    pub paused_at: Option<usize>,
 }
 
 /// Where reads fail with EIO: per named regular file, and for a regular
@@ -110,6 +119,45 @@ impl World {
     pub fn stat_stdin(&self) -> Stat {
         node_stat(&self.stdin.node).unwrap_or(Stat::Other)
     }
+
+    /// The pauses of stdin that can happen: those of a blocking stream,
+    /// within its bytes (a pause at the end is one: the writer has not
+    /// closed it yet).
+    pub fn stdin_pauses(&self) -> Vec<usize> {
+        match &self.stdin.node {
+            Node::Stream(d) if !self.read_errors.stdin_would_block => {
+                let mut p: Vec<usize> = self
+                    .stdin_pauses
+                    .iter()
+                    .copied()
+                    .filter(|&k| k <= d.len())
+                    .collect();
+                p.sort_unstable();
+                p.dedup();
+                p
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The first pause after some input has come, if stdin has one: what
+    /// a reader's first read returns when it is smaller than the read.
+    pub fn first_stdin_burst(&self) -> Option<usize> {
+        self.stdin_pauses().into_iter().find(|&k| k > 0)
+    }
+
+    /// This world as it stands at stdin's pause at `k`: its stream holds
+    /// the first `k` bytes, and the writer has not gone (see
+    /// [`Reads::stdin_open`]).
+    pub fn at_pause(&self, k: usize) -> World {
+        let mut w = self.clone();
+        if let Node::Stream(d) = &mut w.stdin.node {
+            d.truncate(k);
+        }
+        w.stdin_pauses = self.stdin_pauses();
+        w.paused_at = Some(k);
+        w
+    }
 }
 
 fn node_stat(node: &Node) -> Result<Stat, Errno> {
@@ -141,12 +189,15 @@ pub struct Reads<'w> {
     /// when a tool put it back (`reposition_stdin`).
     stdin_last_start: usize,
     stdin_next: Option<usize>,
+    /// The last read of stdin stopped at a pause.
+    stdin_open: bool,
 }
 
 impl<'w> Reads<'w> {
     pub fn new(world: &'w World) -> Self {
         Reads {
             world,
+            stdin_open: false,
             stdin_consumed: false,
             stdin_last_start: 0,
             stdin_next: None,
@@ -187,11 +238,22 @@ impl<'w> Reads<'w> {
         }
     }
 
+    /// Has a reader of stdin reached a pause ([`World::at_pause`]): it
+    /// holds every byte that has come, and its next read would wait?
+    /// Only the first read of a stream gets its bytes, so only it pauses.
+    pub fn stdin_open(&self) -> bool {
+        self.stdin_open
+    }
+
     /// Read stdin to EOF.  Its data can be read only once (unless put
     /// back); a directory fails every time.
     pub fn read_stdin(&mut self) -> (Vec<u8>, Option<Errno>) {
         let consumed = std::mem::replace(&mut self.stdin_consumed, true);
         let s = &self.world.stdin;
+        self.stdin_open = !consumed
+            && self.world.paused_at.is_some()
+            && matches!(s.node, Node::Stream(_))
+            && !self.world.read_errors.stdin_would_block;
         match &s.node {
             Node::Regular(d) if self.stdin_next.is_some() => {
                 let from = self.stdin_next.take().unwrap_or(0);

@@ -28,6 +28,9 @@ pub(super) struct RunContext<'a> {
     pub(super) with_filename: OnceLock<bool>,
     /// `--color`'s sequences, when output is coloured.
     pub(super) palette: Option<Palette>,
+    /// Output goes out a line at a time: `--line-buffered`, or stdout is
+    /// a terminal, whose output GNU's stdio buffers by line.
+    pub(super) line_buffered: bool,
 }
 
 /// How an item ended.
@@ -183,6 +186,9 @@ impl Search<'_, '_> {
             && self.opts.max_count != Some(st.selected)
             && (st.read_failed || st.done);
         if drains {
+            // The drain may wait for the writer: what this input printed
+            // goes out first.
+            self.sink.flush_through()?;
             if let Err(e) = system.drain_stdin() {
                 self.diagnose(stderr, &display, &crate::sys::error_text(&e))?;
                 return Ok(ItemEnd::Next {
@@ -208,6 +214,10 @@ impl Search<'_, '_> {
             // GNU reads until it holds a whole line before it finds it
             // has nothing to do: only a failure before that shows.
             let nul_ends_lines = self.binary_rule_applies();
+            if matches!(&input, GrepInput::Reader { reader, .. } if reader.may_pause()) {
+                // Its reads may wait: what came before goes out first.
+                self.sink.flush_through()?;
+            }
             let error = first_line_read_error(input, self.terminator, nul_ends_lines);
             (FileState::default(), error)
         } else {

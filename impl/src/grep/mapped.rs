@@ -30,7 +30,7 @@ use super::buffer::{LineBuffer, Window};
 use super::relay::{region_end, Claim, Relay};
 use super::search::{FileState, Search};
 use super::sink::Stop;
-use super::system::{Leftover, MappedFile};
+use super::system::{Leftover, MappedFile, NeverPauses};
 use super::GrepConfig;
 
 /// A point the search can come back to: everything before it was read
@@ -76,7 +76,7 @@ impl Search<'_, '_> {
         if self.file.done {
             return Ok(None);
         }
-        let mut reader = match file.into_reader(mark.keep) {
+        let reader = match file.into_reader(mark.keep) {
             Ok(r) => r,
             Err(e) => return Ok(Some(e)),
         };
@@ -88,7 +88,7 @@ impl Search<'_, '_> {
             mark.keep,
             mark.searched,
         );
-        self.stream(&mut *reader, buf, false)
+        self.stream(&mut NeverPauses(reader), buf)
     }
 
     /// View windows until every whole line of the file is searched, the

@@ -67,8 +67,8 @@ mod walk;
 
 pub use run::run;
 pub use system::{
-    DirType, GrepFiles, GrepInput, GrepSystem, Leftover, Listing, MappedFile, OpenFlags, RawEntry,
-    SearchWindow, SystemFiles, SystemGrep,
+    DirType, GrepFiles, GrepInput, GrepStream, GrepSystem, Leftover, Listing, MappedFile,
+    NeverPauses, OpenFlags, RawEntry, SearchWindow, SystemFiles, SystemGrep,
 };
 
 /// The most search threads a run starts.

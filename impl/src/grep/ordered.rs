@@ -272,8 +272,10 @@ impl Write for OwnWriter<'_, '_> {
         Ok(buf.len())
     }
 
+    /// What the printer batched goes out (a stdin that pauses must not
+    /// hold back the output before it).
     fn flush(&mut self) -> io::Result<()> {
-        Ok(())
+        self.printer.borrow_mut().flush()
     }
 }
 
@@ -324,7 +326,7 @@ fn search_thread(queue: &Queue, ctx: &RunContext, matcher: Matcher, walker: &Wal
         slot: &slot,
         optional: None,
     };
-    let sink = Sink::new(&mut out, ctx.cfg.write_size, ctx.opts.line_buffered);
+    let sink = Sink::new(&mut out, ctx.cfg.write_size, ctx.line_buffered);
     let mut search = Search::new(ctx, &matcher, sink.marking(&optional));
     search.used_guessed = true;
     let mut ended = None;
@@ -365,7 +367,7 @@ fn print_and_search(
         slot: &slot,
         optional: None,
     };
-    let sink = Sink::new(&mut out, ctx.cfg.write_size, ctx.opts.line_buffered);
+    let sink = Sink::new(&mut out, ctx.cfg.write_size, ctx.line_buffered);
     let mut search = Search::new(ctx, matcher, sink.marking(&optional));
     search.used_guessed = true;
     let system = printer.borrow().system;

@@ -144,6 +144,7 @@ pub fn run(
         },
         with_filename,
         palette: colors.map(Palette::new),
+        line_buffered: opts.line_buffered || env.stdout_is_terminal,
     };
     let files = ctx.files;
     let ctx = &ctx;
@@ -155,7 +156,7 @@ pub fn run(
         omit_dot_slash,
         with_filename: &ctx.with_filename,
     };
-    let mut printer = Printer::new(stdout, stderr, system, cfg.write_size, opts.line_buffered);
+    let mut printer = Printer::new(stdout, stderr, system, cfg.write_size, ctx.line_buffered);
     // This thread searches too: `threads - 1` more.
     let more = match parallel {
         true => (1..cfg.threads)
@@ -190,11 +191,7 @@ fn search_in_turn(
     operands: Vec<Vec<u8>>,
     printer: &mut Printer,
 ) -> i32 {
-    let sink = Sink::new(
-        &mut *printer.stdout,
-        ctx.cfg.write_size,
-        ctx.opts.line_buffered,
-    );
+    let sink = Sink::new(&mut *printer.stdout, ctx.cfg.write_size, ctx.line_buffered);
     let mut search = Search::new(ctx, matcher, sink);
     let (stderr, system) = (&mut *printer.stderr, printer.system);
     let mut walk = WalkState::new(operands);

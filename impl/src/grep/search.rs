@@ -28,6 +28,9 @@ pub(super) struct FileState {
     /// Just after the last selected line (for `-m` on stdin, and for `-v`,
     /// where a selected line that follows one continues its run).
     pub(super) after_last_selected: u64,
+    /// Where the binary probe ends, when not at 32 KiB: the input paused
+    /// before, having given this much (`stream.rs`).
+    pub(super) probe: Option<u64>,
     /// The input has turned binary.
     pub(super) binary: bool,
     pub(super) binary_selected: bool,
@@ -62,6 +65,9 @@ pub(super) struct Search<'a, 'o> {
     pub(super) used_guessed: bool,
     /// `-m`, or no limit.
     pub(super) limit: u64,
+    /// Output goes out a line at a time: `--line-buffered`, or stdout is
+    /// a terminal (as GNU's stdio makes it).
+    pub(super) line_buffered: bool,
     /// The input being searched, as its lines are prefixed.
     pub(super) name: Vec<u8>,
     pub(super) file: FileState,
@@ -133,6 +139,7 @@ impl<'a, 'o> Search<'a, 'o> {
             used: false,
             used_guessed: false,
             limit: opts.max_count.unwrap_or(u64::MAX),
+            line_buffered: ctx.line_buffered,
             name: Vec::new(),
             file: FileState::default(),
             scratch: Vec::new(),
@@ -156,6 +163,12 @@ impl Search<'_, '_> {
         self.opts.binary_files != BinaryFiles::Text && self.terminator != 0
     }
 
+    /// Where the binary probe ends: a NUL before it makes the input
+    /// binary from its start, a NUL after it from the start of its line.
+    pub(super) fn probe(&self) -> u64 {
+        self.file.probe.unwrap_or(BINARY_PREFIX as u64)
+    }
+
     /// One region of whole lines, `w.bytes[from..to]`.
     pub(super) fn region(&mut self, w: Window, from: usize, to: usize) -> Result<(), Stop> {
         if self.file.done {
@@ -167,7 +180,8 @@ impl Search<'_, '_> {
         if !self.binary_rule_applies() {
             return self.text(w, from, to, false).map(|_| ());
         }
-        let from = if w.offset(from) < BINARY_PREFIX as u64 {
+        let probe = self.probe();
+        let from = if w.offset(from) < probe {
             // Before the probe every byte held counts, the partial line
             // after `to` too: a NUL there makes the lines before it binary
             // as well.  (A byte after `to` is looked at again only in the
@@ -187,9 +201,9 @@ impl Search<'_, '_> {
         // The lines from `from` on are not searched yet, and a NUL lies
         // at or after `from`.
         let nul = from + memchr::memchr(0, &w.bytes[from..]).expect("a NUL from here");
-        // Lines before the 32 KiB probe are searched as binary too; after
-        // it, the NUL's own line starts the binary part.
-        let at = if w.offset(nul) >= BINARY_PREFIX as u64 {
+        // Lines before the end of the probe are searched as binary too;
+        // after it, the NUL's own line starts the binary part.
+        let at = if w.offset(nul) >= probe {
             lines::start(w.bytes, self.terminator, 0, nul)
         } else {
             0
@@ -317,7 +331,7 @@ impl Search<'_, '_> {
                     || self.opts.line_number
                     || self.opts.byte_offset
                     || self.with_filename
-                    || self.opts.line_buffered
+                    || self.line_buffered
                     || self
                         .palette
                         .is_some_and(|p| p.inks(p.line_ink(true, self.opts.invert)))))

@@ -79,6 +79,13 @@ impl<'a> Sink<'a> {
         Ok(())
     }
 
+    /// [`Sink::flush`], and whatever the writer batches too: before a read
+    /// that waits, everything printed so far must be out.
+    pub(super) fn flush_through(&mut self) -> Result<(), Stop> {
+        self.flush()?;
+        self.out.flush().map_err(Stop::Write)
+    }
+
     /// After a whole line (or count, or name) is buffered.
     pub(super) fn line_done(&mut self) -> Result<(), Stop> {
         if !self.held && (self.line_buffered || self.buf.len() >= self.write_size) {

@@ -2,15 +2,13 @@
 //! of whole lines to the core, and keep only what the next stretch needs.
 //! It also finishes what the mapped strategy (`mapped.rs`) leaves.
 
-use std::io::{self, Read};
-
-use samebytes_spec::grep::{BinaryFiles, BINARY_PREFIX};
+use std::io;
 
 use super::buffer::{LineBuffer, Window};
 use super::lines;
 use super::search::{FileState, Search};
 use super::sink::Stop;
-use super::system::GrepInput;
+use super::system::{GrepInput, GrepStream, NeverPauses};
 use super::GrepConfig;
 
 impl Search<'_, '_> {
@@ -25,20 +23,16 @@ impl Search<'_, '_> {
         self.begin(name);
         let error = match input {
             GrepInput::Directory => Some(io::Error::from_raw_os_error(libc::EISDIR)),
-            GrepInput::Reader {
-                mut reader,
-                may_block,
-                ..
-            } => {
+            GrepInput::Reader { mut reader, .. } => {
                 let buf = self.line_buffer(cfg);
-                self.stream(&mut *reader, buf, may_block)?
+                self.stream(&mut *reader, buf)?
             }
-            // Per line output cannot wait for a window to be checked.
-            GrepInput::Mapped { file, .. } if self.opts.line_buffered => {
+            // Output per line cannot wait for a window to be checked.
+            GrepInput::Mapped { file, .. } if self.line_buffered && !self.eff.out_quiet => {
                 match file.into_reader(0) {
-                    Ok(mut reader) => {
+                    Ok(reader) => {
                         let buf = self.line_buffer(cfg);
-                        self.stream(&mut *reader, buf, false)?
+                        self.stream(&mut NeverPauses(reader), buf)?
                     }
                     Err(e) => Some(e),
                 }
@@ -48,11 +42,13 @@ impl Search<'_, '_> {
         Ok((std::mem::take(&mut self.file), error))
     }
 
-    /// Binary input is decided only once 32 KiB or the end of input has
-    /// been seen, so the answer never depends on how reads arrive; these
-    /// need not wait.
-    fn decided_early(&self) -> bool {
-        self.opts.binary_files == BinaryFiles::Text || self.terminator == 0
+    /// Is the binary probe still open: is nothing searched until more
+    /// input, its end or a pause comes?  Binary input is decided on the
+    /// first 32 KiB, or on what came before the input first paused, so
+    /// the answer never depends on how reads arrive; without the binary
+    /// rule nothing waits.
+    fn probing(&self, buf: &LineBuffer) -> bool {
+        self.binary_rule_applies() && !self.file.binary && buf.seen() < self.probe()
     }
 
     /// A stream buffer, in the storage the last one left if it fits.
@@ -65,41 +61,40 @@ impl Search<'_, '_> {
     /// the next input.
     pub(super) fn stream(
         &mut self,
-        reader: &mut dyn Read,
+        reader: &mut dyn GrepStream,
         mut buf: LineBuffer,
-        may_block: bool,
     ) -> Result<Option<io::Error>, Stop> {
-        let searched = self.stream_into(reader, &mut buf, may_block);
+        let searched = self.stream_into(reader, &mut buf);
         self.spare = buf.into_storage();
         searched
     }
 
     fn stream_into(
         &mut self,
-        reader: &mut dyn Read,
+        reader: &mut dyn GrepStream,
         buf: &mut LineBuffer,
-        may_block: bool,
     ) -> Result<Option<io::Error>, Stop> {
+        let may_pause = reader.may_pause();
         loop {
-            if may_block {
-                self.sink.flush()?;
+            // Only an input that may wait, with something to decide or
+            // to write, asks whether it has paused.
+            if may_pause && reader.paused() {
+                self.pause(buf)?;
+                if self.file.done {
+                    // `-q`, `-l`, `-m` and the like end at the pause, as
+                    // GNU's search of the read that came before it does.
+                    return Ok(None);
+                }
             }
             let (eof, error) = match buf.fill(reader) {
                 Ok(n) => (n == 0, None),
                 Err(e) => (true, Some(e)),
             };
-            if !eof
-                && !self.decided_early()
-                && !self.file.binary
-                && buf.seen() < BINARY_PREFIX as u64
-            {
+            if !eof && self.probing(buf) {
                 continue;
             }
             let to = self.searchable_end(buf, eof, error.is_some());
-            if to > buf.searched() {
-                self.region(buf.window(), buf.searched(), to)?;
-                buf.mark_searched(to);
-            }
+            self.search_held(buf, to)?;
             if eof || self.file.done {
                 // A search that needed no more input never meets a read
                 // error past its end: GNU would not have read that far.
@@ -111,12 +106,42 @@ impl Search<'_, '_> {
         }
     }
 
-    /// How far the buffer can be searched now.
-    fn searchable_end(&self, buf: &LineBuffer, eof: bool, read_failed: bool) -> usize {
+    /// The input has paused: what has arrived is all there is to decide
+    /// on until it goes on.  The binary probe ends here (once some input
+    /// has come), the whole lines held are searched, and what they
+    /// printed is written before the read that waits.
+    fn pause(&mut self, buf: &mut LineBuffer) -> Result<(), Stop> {
+        if self.probing(buf) && buf.seen() > 0 {
+            self.file.probe = Some(buf.seen());
+        }
+        if !self.probing(buf) {
+            // As where a read error cuts the input: the lines held are
+            // all there is for now.
+            let to = self.searchable_end(buf, false, true);
+            self.search_held(buf, to)?;
+        }
+        self.sink.flush_through()
+    }
+
+    /// Search the held lines up to `to`, if not yet searched.
+    fn search_held(&mut self, buf: &mut LineBuffer, to: usize) -> Result<(), Stop> {
+        if to > buf.searched() {
+            self.region(buf.window(), buf.searched(), to)?;
+            buf.mark_searched(to);
+        }
+        Ok(())
+    }
+
+    /// How far the buffer can be searched now: to its end at the end of
+    /// input, else to the end of its last whole line; where the input is
+    /// `cut` (a read error, a pause), a NUL in a binary input ends a line
+    /// too.
+    fn searchable_end(&self, buf: &LineBuffer, eof: bool, cut: bool) -> usize {
         let w = buf.window();
-        if read_failed {
+        if cut {
             // The line a read error cut short is never searched (GNU's
-            // rule); in a binary input a NUL ends a line too.
+            // rule), nor the one a pause leaves unfinished; in a binary
+            // input a NUL ends a line too.
             let nul = match self.binary_rule_applies() {
                 true => {
                     memchr::memrchr(0, &w.bytes[buf.searched()..]).map(|p| buf.searched() + p + 1)

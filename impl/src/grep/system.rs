@@ -6,13 +6,58 @@ use std::io::{self, Read};
 
 pub use crate::sys::{DirType, OpenFlags, RawEntry};
 
+/// An input read as a stream: a pipe, terminal, socket or device, whose
+/// reads may wait for a writer, or a regular file read with read(2).
+pub trait GrepStream: Read + Send {
+    /// Can a read wait for a writer?  Regular files never do.
+    fn may_pause(&self) -> bool;
+    /// Has the input paused: would a read wait now, with nothing more to
+    /// give yet?  Asked only of inputs that may pause, before a read.
+    fn paused(&mut self) -> bool;
+}
+
+/// A reader whose reads never wait: a regular file.
+pub struct NeverPauses<R>(pub R);
+
+impl<R: Read> Read for NeverPauses<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf)
+    }
+}
+
+impl<R: Read + Send> GrepStream for NeverPauses<R> {
+    fn may_pause(&self) -> bool {
+        false
+    }
+    fn paused(&mut self) -> bool {
+        false
+    }
+}
+
+/// A descriptor that may pause (not a regular file): `poll` tells.
+struct PausingFd(crate::fdinput::FdInput);
+
+impl Read for PausingFd {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf)
+    }
+}
+
+impl GrepStream for PausingFd {
+    fn may_pause(&self) -> bool {
+        true
+    }
+    fn paused(&mut self) -> bool {
+        crate::sys::read_would_wait(self.0.raw_fd())
+    }
+}
+
 /// An opened input.
 pub enum GrepInput {
-    /// A stream.  `may_block`: a read may wait, so output is flushed first.
-    /// `size`: the file's size when it is a regular file (for `-T`).
+    /// A stream.  `size`: the file's size when it is a regular file (for
+    /// `-T`).
     Reader {
-        reader: Box<dyn Read + Send>,
-        may_block: bool,
+        reader: Box<dyn GrepStream>,
         size: Option<u64>,
     },
     /// A regular file the mapped strategy views in windows, and its size.
@@ -28,7 +73,7 @@ impl GrepInput {
     /// The input as a stream from its start, for searches that only read.
     pub(super) fn into_reader(self) -> io::Result<Option<Box<dyn Read + Send>>> {
         match self {
-            GrepInput::Reader { reader, .. } => Ok(Some(reader)),
+            GrepInput::Reader { reader, .. } => Ok(Some(Box::new(reader))),
             GrepInput::Mapped { file, .. } => file.into_reader(0).map(Some),
             GrepInput::Directory => Ok(None),
         }
@@ -229,9 +274,12 @@ fn input_of(
         // and fewer wake-ups on both sides.
         crate::sys::grow_pipe(input.raw_fd(), PIPE_SIZE);
     }
+    let reader: Box<dyn GrepStream> = match regular {
+        true => Box::new(NeverPauses(input)),
+        false => Box::new(PausingFd(input)),
+    };
     let reader = GrepInput::Reader {
-        reader: Box::new(input),
-        may_block: !regular,
+        reader,
         size: regular.then_some(info.size),
     };
     Ok((reader, start))

@@ -14,7 +14,7 @@ use std::time::Duration;
 use samebytes_oracle::binary::Tool;
 use samebytes_oracle::campaign::{self, report::Format, Ending, Progress, Settings};
 
-const USAGE: &str = "usage: samebytes-oracle [campaign] [--binaries [--strict]] [--tool wc|cat|grep|yes]... [--seconds N] [--jobs N] [--seed S] [--report FILE.json|FILE.md]\n       samebytes-oracle replay REPRODUCER [--world DIR]\n       samebytes-oracle exhaustive wc|cat|yes|grep --max-len N [--jobs N] [--seconds S] | --classes\n       samebytes-oracle dict FUZZ-TARGET   (its libFuzzer dictionary)\n       samebytes-oracle spec grep ARG... < INPUT   (the reference on stdin; LC_ALL=C.UTF-8 for UTF-8)\n";
+const USAGE: &str = "usage: samebytes-oracle [campaign] [--binaries [--strict]] [--tool wc|cat|grep|yes]... [--seconds N] [--jobs N] [--seed S] [--report FILE.json|FILE.md]\n       samebytes-oracle replay REPRODUCER|@FILE [--world DIR]\n       samebytes-oracle exhaustive wc|cat|yes|grep --max-len N [--jobs N] [--seconds S] | --classes\n       samebytes-oracle dict FUZZ-TARGET   (its libFuzzer dictionary)\n       samebytes-oracle spec grep ARG... < INPUT   (the reference on stdin; LC_ALL=C.UTF-8 for UTF-8)\n";
 
 /// The binaries next to this program, built (by cargo, in this program's
 /// profile) if they are missing or stale.
@@ -204,6 +204,17 @@ fn main() -> ExitCode {
             eprint!("{USAGE}");
             return ExitCode::from(2);
         };
+        // `@FILE`: a reproducer too long for a command line, in a file.
+        let from_file = repro.strip_prefix('@').map(std::fs::read_to_string);
+        let repro = match from_file {
+            Some(Ok(text)) => text.trim().to_string(),
+            Some(Err(e)) => {
+                eprintln!("samebytes-oracle: {}: {e}", &repro[1..]);
+                return ExitCode::from(2);
+            }
+            None => repro.clone(),
+        };
+        let repro = &repro;
         if let Some(spec) = repro
             .rsplit(' ')
             .next()

@@ -23,6 +23,11 @@ pub struct ToolReport {
     /// with carry-over), and where one reached past the 32 KiB probe.
     pub refilled: Option<u64>,
     pub past_probe: Option<u64>,
+    /// Cases whose stdin paused, the pauses checked in them, and the
+    /// mismatches found at a pause (`crate::live`).
+    pub paused_cases: u64,
+    pub pauses_checked: u64,
+    pub pause_mismatches: u64,
     pub mismatches: Vec<Mismatch>,
 }
 
@@ -69,6 +74,9 @@ pub struct CaseResult {
     /// binary probe?
     pub refilled: bool,
     pub past_probe: bool,
+    /// The case's stdin pauses; how many pauses were checked.
+    pub paused: bool,
+    pub pauses_checked: u64,
     pub mismatch: Option<Box<Mismatch>>,
 }
 
@@ -82,7 +90,12 @@ impl engine::Tally for ToolReport {
             *r += u64::from(case.refilled);
             *p += u64::from(case.past_probe);
         }
+        self.paused_cases += u64::from(case.paused);
+        self.pauses_checked += case.pauses_checked;
         let m = case.mismatch?;
+        if m.stream == crate::mismatch::Stream::Pause {
+            self.pause_mismatches += 1;
+        }
         let line = format!(
             "{}: mismatch in {:?}: {}",
             self.tool, m.stream, m.reproducer
@@ -114,13 +127,23 @@ fn runner_for(seed: u64, tool: Tool, index: u64) -> TestRunner {
     TestRunner::new_with_rng(Config::default(), rng)
 }
 
-/// Draw case `index` from `strategy` and check it.
+/// What a case is, beside its outcome: grep's refill and probe, and
+/// whether its stdin pauses.
+#[derive(Clone, Copy, Default)]
+struct Shape {
+    refilled: bool,
+    past_probe: bool,
+    paused: bool,
+}
+
+/// Draw case `index` from `strategy` and check it; the check returns how
+/// many pauses of stdin it checked.
 fn one_case<S: Strategy>(
     strategy: &S,
     runner: &mut TestRunner,
     bytes_pushed: impl Fn(&S::Value) -> u64,
-    grep_stats: impl Fn(&S::Value) -> (bool, bool),
-    check: impl Fn(&S::Value) -> Result<(), Box<Mismatch>>,
+    shape: impl Fn(&S::Value) -> Shape,
+    check: impl Fn(&S::Value) -> Result<usize, Box<Mismatch>>,
 ) -> CaseResult {
     // A strategy that rejects its draw (none of ours filter) is redrawn.
     let case = loop {
@@ -128,18 +151,28 @@ fn one_case<S: Strategy>(
             break tree.current();
         }
     };
-    let (refilled, past_probe) = grep_stats(&case);
+    let shape = shape(&case);
+    let checked = check(&case);
     CaseResult {
         // Every case runs through each implementation variant.
         bytes_pushed: bytes_pushed(&case),
-        refilled,
-        past_probe,
-        mismatch: check(&case).err(),
+        refilled: shape.refilled,
+        past_probe: shape.past_probe,
+        paused: shape.paused,
+        pauses_checked: *checked.as_ref().unwrap_or(&0) as u64,
+        mismatch: checked.err(),
     }
 }
 
-fn no_stats<T>(_: &T) -> (bool, bool) {
-    (false, false)
+fn no_stats<T>(_: &T) -> Shape {
+    Shape::default()
+}
+
+/// A check that has no pauses to count.
+fn counting_none<T>(
+    check: impl Fn(&T) -> Result<(), Box<Mismatch>>,
+) -> impl Fn(&T) -> Result<usize, Box<Mismatch>> {
+    move |case| check(case).map(|()| 0)
 }
 
 /// The lane of one tool: its cases, drawn and checked.
@@ -158,7 +191,7 @@ fn lane<'a>(tool: Tool, seed: u64) -> Lane<'a, ToolReport> {
                 &mut runner_for(seed, tool, i),
                 |case| case.input_bytes() * crate::wc::variants(case).len() as u64,
                 no_stats::<_>,
-                crate::wc::check_wc,
+                counting_none(crate::wc::check_wc),
             )
         }),
         Tool::Cat => Box::new(move |i| {
@@ -167,7 +200,7 @@ fn lane<'a>(tool: Tool, seed: u64) -> Lane<'a, ToolReport> {
                 &mut runner_for(seed, tool, i),
                 |case| case.input_bytes() * crate::cat::variants(case).len() as u64,
                 no_stats::<_>,
-                crate::cat::check_cat,
+                counting_none(crate::cat::check_cat),
             )
         }),
         Tool::Yes => Box::new(move |i| {
@@ -176,7 +209,7 @@ fn lane<'a>(tool: Tool, seed: u64) -> Lane<'a, ToolReport> {
                 &mut runner_for(seed, tool, i),
                 |case| case.limit as u64 * crate::yes::variants(case).len() as u64,
                 no_stats::<_>,
-                crate::yes::check_yes,
+                counting_none(crate::yes::check_yes),
             )
         }),
         Tool::Grep => Box::new(move |i| {
@@ -184,8 +217,12 @@ fn lane<'a>(tool: Tool, seed: u64) -> Lane<'a, ToolReport> {
                 &crate::grep::grep_case(),
                 &mut runner_for(seed, tool, i),
                 |case| case.input_bytes(),
-                |case| (case.crosses_refill(), case.passes_probe()),
-                crate::grep::check_grep,
+                |case| Shape {
+                    refilled: case.crosses_refill(),
+                    past_probe: case.passes_probe(),
+                    paused: !case.world.stdin_pauses().is_empty(),
+                },
+                crate::grep::check_grep_counting,
             )
         }),
     };
@@ -239,10 +276,31 @@ pub fn render(done: &Finished<ToolReport>, settings: &Settings) -> String {
             ));
         }
     }
+    out.push_str(&pause_table(&reports));
     for r in &reports {
         for m in &r.mismatches {
             out.push_str(&format!("\n{m}"));
         }
+    }
+    out
+}
+
+/// The pauses row of each tool whose cases pause: what had been written,
+/// and whether the run had exited, checked at each pause of stdin.
+fn pause_table(reports: &[&ToolReport]) -> String {
+    let paused: Vec<&&ToolReport> = reports.iter().filter(|r| r.paused_cases > 0).collect();
+    if paused.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "\npauses of stdin (output and exit checked at each):\n{:<6} {:>17} {:>15} {:>11}\n",
+        "tool", "cases with pauses", "pauses checked", "mismatches"
+    );
+    for r in paused {
+        out.push_str(&format!(
+            "{:<6} {:>17} {:>15} {:>11}\n",
+            r.tool, r.paused_cases, r.pauses_checked, r.pause_mismatches
+        ));
     }
     out
 }
@@ -257,7 +315,7 @@ pub fn summary(done: &Finished<ToolReport>, settings: &Settings) -> report::Summ
     );
     for (_, r) in &done.tallies {
         let percent = |n: u64| 100.0 * n as f64 / r.cases.max(1) as f64;
-        let notes = match (r.refilled, r.past_probe) {
+        let mut notes = match (r.refilled, r.past_probe) {
             (Some(refilled), Some(past)) => vec![format!(
                 "{:.1} % of cases outgrow the stream buffer, {:.1} % reach past the 32 KiB binary probe",
                 percent(refilled),
@@ -265,6 +323,12 @@ pub fn summary(done: &Finished<ToolReport>, settings: &Settings) -> report::Summ
             )],
             _ => Vec::new(),
         };
+        if r.paused_cases > 0 {
+            notes.push(format!(
+                "pauses of stdin: {} cases with pauses, {} pauses checked, {} mismatches",
+                r.paused_cases, r.pauses_checked, r.pause_mismatches
+            ));
+        }
         s.tools.push(report::ToolSummary {
             name: r.tool,
             cases: r.cases,

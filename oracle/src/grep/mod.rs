@@ -15,14 +15,15 @@ use crate::mismatch::{compare_in_order, Mismatch};
 use crate::order;
 use std::io;
 
+use crate::live::{check_pauses, Flowing, Live, Passed};
 use crate::schedule::{self, ChunkedReader, ReadSchedule, ShortWriter, WriteSchedule};
 use samebytes::grep::{
     DirType, GrepConfig, GrepFiles, GrepInput, GrepSystem, Leftover, Listing, MappedFile,
-    OpenFlags, RawEntry, SearchWindow,
+    NeverPauses, OpenFlags, RawEntry, SearchWindow,
 };
 use samebytes_spec::grep::{GrepEnv, GrepStdout, BINARY_PREFIX};
 use samebytes_spec::world::{Node, World};
-use samebytes_spec::{Errno, Locale, Outcome};
+use samebytes_spec::{Decided, Errno, Locale, Outcome};
 use std::cell::Cell;
 
 /// One grep run.
@@ -128,7 +129,7 @@ impl GrepCase {
 
     pub fn encode(&self) -> String {
         let mut e = Encoder::default();
-        e.uint(2);
+        e.uint(3);
         codec::put_args(&mut e, &self.args);
         e.uint(u64::from(self.utf8));
         codec::put_world(&mut e, &self.world);
@@ -152,6 +153,7 @@ impl GrepCase {
                 }
             }
         }
+        codec::put_pauses(&mut e, &self.world.stdin_pauses);
         e.hex()
     }
 
@@ -159,12 +161,12 @@ impl GrepCase {
         let raw = codec::from_hex(hex)?;
         let mut d = Decoder::new(&raw);
         let version = d.uint()?;
-        if !(1..=2).contains(&version) {
+        if !(1..=3).contains(&version) {
             return Err(codec::DecodeError);
         }
         let args = codec::get_args(&mut d)?;
         let flags = d.uint()?;
-        let world = codec::get_world(&mut d)?;
+        let mut world = codec::get_world(&mut d)?;
         let stdout = match d.uint()? {
             0 => GrepStdout::Stream,
             1 => GrepStdout::File(d.bytes()?),
@@ -182,6 +184,9 @@ impl GrepCase {
                     _ => Some(d.bytes()?),
                 };
             }
+        }
+        if version >= 3 {
+            world.stdin_pauses = codec::get_pauses(&mut d)?;
         }
         if !d.finished() {
             return Err(codec::DecodeError);
@@ -266,6 +271,8 @@ impl<'a> Arbitrary<'a> for GrepCase {
         let seed = case_seed(&args, buffer, utf8);
         respell_matcher(&mut args, seed);
         let colors = colored(&mut args, seed);
+        let mut world = world;
+        schedule::arbitrary_pauses(u, &mut world)?;
         Ok(GrepCase {
             args,
             utf8,
@@ -283,8 +290,9 @@ impl<'a> Arbitrary<'a> for GrepCase {
 /// bytes, schedules and sizes from their own strategies.
 pub fn grep_case() -> impl Strategy<Value = GrepCase> {
     schedule::case_parts().prop_map(|(seed, read, write, buffer, _)| {
-        let (mut args, utf8, world, stdout) =
-            arbitrary_body(&mut Unstructured::new(&seed)).unwrap_or_default();
+        let mut u = Unstructured::new(&seed);
+        let (mut args, utf8, mut world, stdout) = arbitrary_body(&mut u).unwrap_or_default();
+        let _ = schedule::arbitrary_pauses(&mut u, &mut world);
         let seed = case_seed(&args, buffer, utf8);
         respell_matcher(&mut args, seed);
         let colors = colored(&mut args, seed);
@@ -323,6 +331,8 @@ struct ModelGrep<'w> {
     /// one starts when grep put it back.
     stdin_last_start: Cell<usize>,
     stdin_next: Cell<Option<usize>>,
+    /// A stdin that pauses (`GrepCase::world`'s `stdin_pauses`).
+    live: Option<Live>,
 }
 
 /// The named files of a case's world, which every search thread opens.
@@ -350,19 +360,17 @@ fn model_input(
         },
         Node::Regular(d) => GrepInput::Reader {
             size: Some(d.len() as u64),
-            reader: Box::new(ChunkedReader::new(
+            reader: Box::new(NeverPauses(ChunkedReader::new(
                 schedule::failing_reader(&d, 0, fail_at),
                 case.read.clone(),
-            )),
-            may_block: false,
+            ))),
         },
         Node::Stream(d) => GrepInput::Reader {
             size: None,
-            reader: Box::new(ChunkedReader::new(
+            reader: Box::new(Flowing(ChunkedReader::new(
                 schedule::stream_reader(&d, would_block),
                 case.read.clone(),
-            )),
-            may_block: true,
+            ))),
         },
     })
 }
@@ -462,6 +470,12 @@ impl GrepSystem for ModelGrep<'_> {
             Node::Regular(d) => Some(d.len() as u64),
             _ => None,
         };
+        if let (Some(live), false) = (&self.live, consumed) {
+            return Ok(GrepInput::Reader {
+                reader: Box::new(ChunkedReader::new(live.reader(), case.read.clone())),
+                size: None,
+            });
+        }
         let would_block = case.world.read_errors.stdin_would_block;
         let input = model_input(node, fail_at, would_block, self.files.strategy, case)?;
         Ok(match input {
@@ -469,11 +483,8 @@ impl GrepSystem for ModelGrep<'_> {
                 file,
                 size: whole.unwrap_or(0),
             },
-            GrepInput::Reader {
-                reader, may_block, ..
-            } => GrepInput::Reader {
+            GrepInput::Reader { reader, .. } => GrepInput::Reader {
                 reader,
-                may_block,
                 size: whole,
             },
             other => other,
@@ -497,6 +508,9 @@ impl GrepSystem for ModelGrep<'_> {
     }
 
     fn drain_stdin(&self) -> io::Result<()> {
+        if let Some(live) = &self.live {
+            live.drain();
+        }
         let world = &self.files.case.world;
         match world.stdin.node {
             Node::Stream(_) if world.read_errors.stdin_would_block => {
@@ -594,13 +608,25 @@ impl MappedFile for ModelMapped {
 /// Run the implementation on a case, handing it regular files as
 /// `strategy` says.
 pub fn run_impl(case: &GrepCase, strategy: FileStrategy) -> Outcome {
+    run_impl_live(case, strategy).0
+}
+
+/// [`run_impl`], and what it had written at each pause of stdin it read
+/// on past.
+pub fn run_impl_live(case: &GrepCase, strategy: FileStrategy) -> (Outcome, Vec<Passed>) {
+    let (stdout_sink, mut stderr, written) = order::watched_sinks();
+    let live = match (&case.world.stdin.node, case.world.stdin_pauses()) {
+        (_, pauses) if pauses.is_empty() => None,
+        (Node::Stream(d), pauses) => Some(Live::new(d.clone(), pauses, written)),
+        _ => None,
+    };
     let mut system = ModelGrep {
         files: ModelFiles { case, strategy },
         stdin_consumed: Cell::new(false),
         stdin_last_start: Cell::new(0),
         stdin_next: Cell::new(None),
+        live: live.clone(),
     };
-    let (stdout_sink, mut stderr) = order::sinks();
     let mut stdout = ShortWriter::new(stdout_sink, case.write_schedule());
     let cfg = GrepConfig {
         buffer: case.buffer,
@@ -632,22 +658,42 @@ pub fn run_impl(case: &GrepCase, strategy: FileStrategy) -> Outcome {
         &cfg,
     );
     drop(stdout);
-    stderr.outcome(status)
+    let passed = live.map(|l| l.passed()).unwrap_or_default();
+    (stderr.outcome(status), passed)
+}
+
+/// What the spec decides at each pause of the case's stdin.
+pub fn spec_at_pauses(case: &GrepCase) -> Vec<Decided> {
+    samebytes_spec::grep::grep_at_pauses(
+        &case.args,
+        &case.env(),
+        &case.world,
+        &case.stdout,
+        case.write_schedule().spec_failure(),
+    )
 }
 
 /// Run the spec and the implementation on a case and compare.
 pub fn check_grep(case: &GrepCase) -> Result<(), Box<Mismatch>> {
+    check_grep_counting(case).map(|_| ())
+}
+
+/// [`check_grep`]; how many pauses of stdin it checked.
+pub fn check_grep_counting(case: &GrepCase) -> Result<usize, Box<Mismatch>> {
     // For a campaign that hangs: the case it hangs on, as a reproducer.
     if let Some(path) = std::env::var_os("SAMEBYTES_ORACLE_LAST_CASE") {
         let _ = std::fs::write(path, case.reproducer());
     }
     let expected = case.spec_outcome();
+    let decided = spec_at_pauses(case);
+    let mut pauses = 0;
     for strategy in [FileStrategy::Stream, FileStrategy::Mapped] {
-        let actual = run_impl(case, strategy);
+        let (actual, passed) = run_impl_live(case, strategy);
         let variant = format!("buffer {}, {strategy:?}", case.buffer);
         compare_in_order("grep", &variant, &expected, &actual, &|| case.reproducer())?;
+        pauses += check_pauses("grep", &variant, &decided, &passed, &|| case.reproducer())?;
     }
-    Ok(())
+    Ok(pauses)
 }
 
 /// The fuzz target's body.

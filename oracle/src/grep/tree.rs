@@ -17,11 +17,13 @@ use arbitrary::{Arbitrary, Unstructured};
 
 use super::{FileStrategy, ModelMapped};
 use crate::codec::{self, Decoder, Encoder};
+use crate::live::Flowing;
 use crate::mismatch::{compare_in_order, Mismatch};
 use crate::order;
 use crate::schedule::{self, ChunkedReader, ReadSchedule};
 use samebytes::grep::{
-    DirType, GrepConfig, GrepFiles, GrepInput, GrepSystem, Listing, OpenFlags, RawEntry,
+    DirType, GrepConfig, GrepFiles, GrepInput, GrepStream, GrepSystem, Listing, NeverPauses,
+    OpenFlags, RawEntry,
 };
 use samebytes_spec::grep::{grep_in_tree, GrepEnv, GrepStdout};
 use samebytes_spec::tree::{child_key, Entry, Tree};
@@ -417,6 +419,16 @@ impl<R: io::Read> io::Read for Slow<R> {
     }
 }
 
+impl<R: GrepStream> GrepStream for Slow<R> {
+    fn may_pause(&self) -> bool {
+        self.inner.may_pause()
+    }
+
+    fn paused(&mut self) -> bool {
+        self.inner.paused()
+    }
+}
+
 impl GrepFiles for TreeFiles<'_> {
     fn open(&self, name: &[u8], how: OpenFlags) -> io::Result<GrepInput> {
         self.chance.delay(3);
@@ -435,18 +447,19 @@ impl GrepFiles for TreeFiles<'_> {
             Entry::File(d) => GrepInput::Reader {
                 size: Some(d.len() as u64),
                 reader: Box::new(Slow {
-                    inner: ChunkedReader::new(schedule::failing_reader(d, 0, None), read),
+                    inner: NeverPauses(ChunkedReader::new(
+                        schedule::failing_reader(d, 0, None),
+                        read,
+                    )),
                     chance: self.chance.clone(),
                 }),
-                may_block: false,
             },
             Entry::Special(d) => GrepInput::Reader {
                 size: None,
                 reader: Box::new(Slow {
-                    inner: ChunkedReader::new(schedule::stream_reader(d, false), read),
+                    inner: Flowing(ChunkedReader::new(schedule::stream_reader(d, false), read)),
                     chance: self.chance.clone(),
                 }),
-                may_block: true,
             },
         })
     }
@@ -546,11 +559,10 @@ impl GrepSystem for TreeGrep<'_> {
         };
         Ok(GrepInput::Reader {
             size: None,
-            reader: Box::new(ChunkedReader::new(
+            reader: Box::new(Flowing(ChunkedReader::new(
                 schedule::stream_reader(data, false),
                 self.files.case.read.clone(),
-            )),
-            may_block: true,
+            ))),
         })
     }
 

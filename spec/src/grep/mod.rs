@@ -26,8 +26,10 @@
 //!   overrides `-l`/`-L`, which override `-c`; the last of `-l`/`-L` wins.
 //! - Binary input (docs/differences.md): unless `-a`, and not with `-z`, an
 //!   input is binary from the start of the line holding its first NUL, or
-//!   from its start if that NUL is in the first 32 KiB (where GNU, which
-//!   reads 32 KiB first, agrees on every input).  From that point NULs also
+//!   from its start if that NUL is in the probe: the first 32 KiB (where
+//!   GNU, which reads 32 KiB first, agrees on every input), or on a stdin
+//!   that pauses before 32 KiB have come, the bytes before its first pause
+//!   (what GNU's first read returns).  From that point NULs also
 //!   end lines, nothing is printed, and the first selected line ends the
 //!   file (unless `-c`); if any line was selected there, `grep: NAME:
 //!   binary file matches` goes to stderr after the file.  With
@@ -42,6 +44,11 @@
 //!   that point (see `FileResult::ended_early`) never meets the error.  A write
 //!   error ends grep at once: `grep: write error: reason`, status 2.
 //!   Diagnostics written before the failing write stay.
+//! - Pauses (`World::stdin_pauses`): when a stream stdin pauses, what the
+//!   bytes so far decide has been written, and a search they end has
+//!   ended: the lines whole by then are searched (the partial last one
+//!   waits for its end), their output and context are written, and `-q`,
+//!   `-l`, `-L` and a reached `-m` exit (see [`grep_at_pauses`]).
 
 mod args;
 pub mod chars;
@@ -59,7 +66,7 @@ use crate::Locale;
 pub use args::{help_text, option_names, parse_args};
 pub use options::*;
 pub use patterns::*;
-pub use run::{grep, grep_in_tree, grep_leaving_stdin};
+pub use run::{grep, grep_at_pauses, grep_in_tree, grep_leaving_stdin};
 pub use syntax::{CompileError, PatternConfig, Syntax};
 
 /// An output line's prefix: `NAME` then `sep` (a NUL with `-Z`), the line
@@ -131,13 +138,25 @@ pub enum GrepStdout {
 /// The first 32 KiB: a NUL there makes the whole input binary.
 pub const BINARY_PREFIX: usize = 32 * 1024;
 
-/// Where an input turns binary (see the module docs), if it does.
+/// Where an input turns binary (see the module docs), if it does, with
+/// the 32 KiB probe.
 pub fn binary_point(data: &[u8], terminator: u8, binary_files: BinaryFiles) -> Option<usize> {
+    binary_point_probed(data, terminator, binary_files, BINARY_PREFIX)
+}
+
+/// [`binary_point`] with a probe of `probe` bytes: a NUL within them makes
+/// the input binary from its start.
+pub fn binary_point_probed(
+    data: &[u8],
+    terminator: u8,
+    binary_files: BinaryFiles,
+    probe: usize,
+) -> Option<usize> {
     if binary_files == BinaryFiles::Text || terminator == 0 {
         return None;
     }
     let nul = data.iter().position(|&b| b == 0)?;
-    if nul < BINARY_PREFIX {
+    if nul < probe {
         return Some(0);
     }
     Some(

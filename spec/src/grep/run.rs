@@ -4,7 +4,7 @@
 use super::*;
 use crate::tree::Tree;
 use crate::world::{Node, Reads, StdinLeft, World};
-use crate::{Errno, Outcome, StdoutFailure};
+use crate::{Decided, Errno, Outcome, StdoutFailure};
 use matcher::{Compiled, Matcher};
 
 /// Does GNU give up before compiling the patterns or reading any input?
@@ -216,16 +216,16 @@ impl Run<'_> {
         p.pending = self.eff.after.unwrap_or(0);
     }
 
-    /// Search one input's bytes; `read_failed` says a read error ended
-    /// them.
-    fn search(&mut self, name: &[u8], data: &[u8], read_failed: bool) -> FileResult {
+    /// Search one input's bytes, whose binary probe is `probe` bytes long;
+    /// `cut` says a read error ended them, or the input paused there.
+    fn search(&mut self, name: &[u8], data: &[u8], cut: bool, probe: usize) -> FileResult {
         let t = self.terminator;
         let eff = self.eff;
         let invert = self.opts.invert;
-        let binary_at = binary_point(data, t, self.opts.binary_files);
+        let binary_at = binary_point_probed(data, t, self.opts.binary_files, probe);
         // GNU searches whole lines only: the line a read error cut short
-        // is never searched.
-        let data = if read_failed {
+        // is never searched, nor the line a pause leaves unfinished.
+        let data = if cut {
             whole_lines(data, t, binary_at)
         } else {
             data
@@ -408,6 +408,32 @@ pub fn grep(
     grep_leaving_stdin(args, env, world, stdout, stdout_failure).0
 }
 
+/// [`grep`] at each pause of `world`'s stdin (`World::stdin_pauses`): the
+/// run over the bytes that had come, where the next read would wait.
+/// Whole lines are searched and printed, the last partial one is not, and
+/// a search that needs no more input (`-q`, `-l`, `-L`, `-m` reached,
+/// `binary file matches`) has ended: grep then goes on to the other
+/// operands and exits, or, where GNU drains stdin, waits there.
+pub fn grep_at_pauses(
+    args: &[Vec<u8>],
+    env: &GrepEnv,
+    world: &World,
+    stdout: &GrepStdout,
+    stdout_failure: Option<StdoutFailure>,
+) -> Vec<Decided> {
+    let decided = |at: usize| {
+        let paused = world.at_pause(at);
+        let mut reads = Reads::new(&paused);
+        let ran = grep_with(args, env, &paused, None, &mut reads, stdout, stdout_failure);
+        Decided {
+            at,
+            outcome: ran.outcome,
+            exited: !ran.paused,
+        }
+    };
+    world.stdin_pauses().into_iter().map(decided).collect()
+}
+
 /// [`grep`], and where it left stdin: untouched (it exits before reading,
 /// `-m 0` say), put back after the last selected line by `-m` (a regular
 /// file, as an offset in it), or read.
@@ -419,8 +445,8 @@ pub fn grep_leaving_stdin(
     stdout_failure: Option<StdoutFailure>,
 ) -> (Outcome, StdinLeft) {
     let mut reads = Reads::new(world);
-    let outcome = grep_with(args, env, world, None, &mut reads, stdout, stdout_failure);
-    (outcome, reads.stdin_left())
+    let ran = grep_with(args, env, world, None, &mut reads, stdout, stdout_failure);
+    (ran.outcome, reads.stdin_left())
 }
 
 /// [`grep`] with named files looked up in `tree` (relative to the working
@@ -434,7 +460,7 @@ pub fn grep_in_tree(
     stdout_failure: Option<StdoutFailure>,
 ) -> Outcome {
     let mut reads = Reads::new(world);
-    grep_with(
+    let ran = grep_with(
         args,
         env,
         world,
@@ -442,7 +468,15 @@ pub fn grep_in_tree(
         &mut reads,
         stdout,
         stdout_failure,
-    )
+    );
+    ran.outcome
+}
+
+/// How a run went: what it wrote (and its status), and whether it stopped
+/// at a pause of stdin instead of exiting.
+struct Ran {
+    outcome: Outcome,
+    paused: bool,
 }
 
 fn grep_with(
@@ -453,7 +487,7 @@ fn grep_with(
     reads: &mut Reads<'_>,
     stdout: &GrepStdout,
     stdout_failure: Option<StdoutFailure>,
-) -> Outcome {
+) -> Ran {
     let failure = match stdout {
         GrepStdout::Stream | GrepStdout::DevNull => stdout_failure,
         GrepStdout::File(_) => None,
@@ -462,7 +496,8 @@ fn grep_with(
     let files = walk::Files { world, tree };
     let (opts, matcher, out, colors) = match prepare(args, env, &files, reads, stdout) {
         Ok(ready) => ready,
-        Err((out, status)) => return finish(out, status, failure, program),
+        Err((out, Some(status))) => return finish(out, status, failure, program),
+        Err((out, None)) => return paused(out, failure, program),
     };
     let recursive = opts.directories == Directories::Recurse;
     let (operands, omit_dot_slash) = match (opts.operands.is_empty(), recursive) {
@@ -497,6 +532,10 @@ fn grep_with(
             return finish(run.out, 2, failure, program);
         }
     };
+    if reads.stdin_open() {
+        // Blocked reading a list of names to skip from stdin.
+        return paused(run.out, failure, program);
+    }
     let mut matched = false;
     let mut error_seen = false;
     for name in &operands {
@@ -511,6 +550,7 @@ fn grep_with(
                 error_seen |= error;
             }
             OperandEnd::Exit(status) => return finish(run.out, status, failure, program),
+            OperandEnd::Paused => return paused(run.out, failure, program),
         }
     }
     let status = if error_seen {
@@ -529,14 +569,15 @@ type Prepared = (GrepOptions, Matcher, Transcript, Option<color::Colors>);
 
 /// Everything before the first operand: the options, the patterns and
 /// their compilation, with the diagnostics they give.  `Err` carries the
-/// exit status when grep ends there.
+/// exit status when grep ends there, or none when it waits at a pause of
+/// stdin, reading patterns from it.
 fn prepare(
     args: &[Vec<u8>],
     env: &GrepEnv,
     files: &walk::Files<'_>,
     reads: &mut Reads<'_>,
     stdout: &GrepStdout,
-) -> Result<Prepared, (Transcript, i32)> {
+) -> Result<Prepared, (Transcript, Option<i32>)> {
     let program = env.program.as_str();
     let mut out = Transcript {
         stdout: Vec::new(),
@@ -547,7 +588,7 @@ fn prepare(
         Invocation::Exit(outcome) => {
             out.stdout = outcome.stdout;
             out.diagnose(outcome.stderr);
-            return Err((out, outcome.status));
+            return Err((out, Some(outcome.status)));
         }
     };
     for w in &opts.warnings {
@@ -564,12 +605,15 @@ fn prepare(
             None => Ok(data),
         }
     });
+    if reads.stdin_open() {
+        return Err((out, None));
+    }
     let patterns = match patterns {
         Ok(p) => p,
         Err((name, e)) => {
             // GNU names the file as given, unquoted (`die (..., "%s", optarg)`).
             out.diagnose(pattern_file_error(program, &name, e.message()));
-            return Err((out, 2));
+            return Err((out, Some(2)));
         }
     };
     // Before the patterns are compiled: GNU neither warns about them nor
@@ -579,7 +623,7 @@ fn prepare(
         patterns.as_ref().map(|l| &l.patterns[..]),
         &opts.effective(*stdout == GrepStdout::DevNull),
     ) {
-        return Err((out, 1));
+        return Err((out, Some(1)));
     }
     let cfg = opts.pattern_config(env.locale);
     let patterns = patterns.unwrap_or_default();
@@ -600,16 +644,18 @@ fn prepare(
             for e in &errors {
                 out.diagnose(patterns.error_line(program, e));
             }
-            Err((out, 2))
+            Err((out, Some(2)))
         }
     }
 }
 
 /// How one operand ended: on to the next (did it select a line, did it
-/// have an error), or grep exits now with this status.
+/// have an error), grep exits now with this status, or it waits at a
+/// pause of stdin for more.
 pub(super) enum OperandEnd {
     Next { selected: bool, error: bool },
     Exit(i32),
+    Paused,
 }
 
 /// An input grep has opened, ready to search.
@@ -624,6 +670,10 @@ pub(super) struct Input {
     pub is_stdin: bool,
     /// It is the regular file stdout appends to.
     pub is_output: bool,
+    /// Its binary probe's length (see [`binary_point_probed`]).
+    pub probe: usize,
+    /// `data` is what had come by a pause: more may follow.
+    pub open: bool,
 }
 
 impl Run<'_> {
@@ -660,6 +710,9 @@ impl Run<'_> {
             _ => None,
         };
         let (data, read_error) = reads.read_stdin();
+        let probe = world
+            .first_stdin_burst()
+            .map_or(BINARY_PREFIX, |b| b.min(BINARY_PREFIX));
         let input = Input {
             display,
             data,
@@ -667,6 +720,8 @@ impl Run<'_> {
             size,
             is_stdin: true,
             is_output: false,
+            probe,
+            open: reads.stdin_open(),
         };
         self.search_input(input, world, reads, stdout)
     }
@@ -687,6 +742,8 @@ impl Run<'_> {
             size,
             is_stdin,
             is_output,
+            probe,
+            open,
         } = input;
         let diag_name = String::from_utf8_lossy(&display).into_owned();
         let mut error = false;
@@ -707,7 +764,7 @@ impl Run<'_> {
         let (selected, binary_matched, ended_early) = if opts.max_count == Some(0) {
             (0, false, self.holds_whole_line(&data))
         } else {
-            let r = self.search(&display, &data, read_error.is_some());
+            let r = self.search(&display, &data, read_error.is_some() || open, probe);
             if let Some(why) = self.matcher.failure() {
                 // GNU's `die`: the run ends here, with what it printed.
                 self.out
@@ -723,6 +780,9 @@ impl Run<'_> {
             }
             (r.selected, r.binary_matched, r.ended_early)
         };
+        if open && !ended_early {
+            return OperandEnd::Paused;
+        }
         if let (Some(e), false) = (read_error, ended_early) {
             self.file_error(&display, e.message());
             error = true;
@@ -744,6 +804,10 @@ impl Run<'_> {
             && eff.list == ListFiles::None
             && opts.max_count != Some(selected)
             && (read_error.is_some() || ended_early);
+        if drained && open {
+            // Blocked in the drain until the writer closes stdin.
+            return OperandEnd::Paused;
+        }
         if drained && world.read_errors.stdin_would_block {
             self.file_error(&display, Errno::WouldBlock.message());
             error = true;
@@ -790,9 +854,19 @@ impl Run<'_> {
     }
 }
 
+/// A run waiting at a pause of stdin: what it has written, unless a write
+/// failed on the way, which has ended it.
+fn paused(out: Transcript, failure: Option<StdoutFailure>, program: &str) -> Ran {
+    let ran = finish(out, 0, failure, program);
+    Ran {
+        paused: ran.outcome.status == 0,
+        ..ran
+    }
+}
+
 /// Apply a stdout failure: the first write that fails ends grep, so the
 /// diagnostics written after it never appear.
-fn finish(out: Transcript, status: i32, failure: Option<StdoutFailure>, program: &str) -> Outcome {
+fn finish(out: Transcript, status: i32, failure: Option<StdoutFailure>, program: &str) -> Ran {
     let mut outcome = Outcome {
         stdout: out.stdout,
         status,
@@ -810,5 +884,8 @@ fn finish(out: Transcript, status: i32, failure: Option<StdoutFailure>, program:
         outcome.diagnose(format!("{program}: write error: {what}\n").as_bytes());
         outcome.status = 2;
     }
-    outcome
+    Ran {
+        outcome,
+        paused: false,
+    }
 }

@@ -203,14 +203,14 @@ struct Found {
 }
 
 impl Found {
-    fn add(&mut self, end: OperandEnd) -> ControlFlow<i32> {
+    fn add(&mut self, end: OperandEnd) -> ControlFlow<OperandEnd> {
         match end {
             OperandEnd::Next { selected, error } => {
                 self.selected |= selected;
                 self.error |= error;
                 ControlFlow::Continue(())
             }
-            OperandEnd::Exit(status) => ControlFlow::Break(status),
+            end => ControlFlow::Break(end),
         }
     }
 }
@@ -272,7 +272,7 @@ impl Run<'_> {
                 stdout,
                 &mut found,
             ) {
-                ControlFlow::Break(status) => OperandEnd::Exit(status),
+                ControlFlow::Break(end) => end,
                 ControlFlow::Continue(()) => OperandEnd::Next {
                     selected: found.selected,
                     error: found.error,
@@ -294,6 +294,8 @@ impl Run<'_> {
             size,
             is_stdin: false,
             is_output: files.is_output(&key, stdout),
+            probe: BINARY_PREFIX,
+            open: false,
         };
         self.search_input(input, files.world, reads, stdout)
     }
@@ -327,7 +329,7 @@ impl Run<'_> {
         reads: &mut Reads<'_>,
         stdout: &GrepStdout,
         found: &mut Found,
-    ) -> ControlFlow<i32> {
+    ) -> ControlFlow<OperandEnd> {
         let tree = files.tree;
         if tree.is_some_and(|t| t.unreadable.contains(key)) {
             self.file_error(&self.shown(path), Errno::Access.message());
@@ -405,6 +407,8 @@ impl Run<'_> {
                 size,
                 is_stdin: false,
                 is_output: files.is_output(&target, stdout),
+                probe: BINARY_PREFIX,
+                open: false,
             };
             found.add(self.search_input(input, files.world, reads, stdout))?;
         }
