@@ -585,3 +585,53 @@ fn gnu_dialect_edges_agree_with_the_spec_and_the_implementation() {
         failures.join("\n")
     );
 }
+
+/// GNU grep on a live stdin (oracle/src/binary/live.rs): on a terminal,
+/// and with `--line-buffered`, what it has written and whether it has
+/// exited at each pause is what the spec decides; on a pipe without it,
+/// what it has written is a prefix of that (stdio holds the rest).  Only
+/// where GNU's answer does not depend on how its reads fall: no NUL in
+/// stdin (GNU decides binary input per read), and the named rules above.
+#[test]
+fn gnu_grep_on_a_live_stream_agrees_with_the_spec() {
+    use proptest::strategy::{Strategy, ValueTree};
+    use samebytes_oracle::binary::live::{check_grep_live, grep_runs_live, LiveStdout, Strictness};
+    let cases: usize = std::env::var("GREP_GNU_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(150, |n: usize| n / 4);
+    let gnu = std::path::Path::new(GNU_GREP);
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = samebytes_oracle::grep::grep_case();
+    let (mut ran, mut drawn, mut pauses) = (0, 0, 0);
+    let mut failures = Vec::new();
+    while ran < cases && drawn < cases * 400 {
+        drawn += 1;
+        let mut case = strategy.new_tree(&mut runner).expect("a case").current();
+        let nul_free = matches!(&case.world.stdin.node, Node::Stream(d) if !d.contains(&0));
+        if !grep_runs_live(&case) || !nul_free || excluded(&case).is_some() {
+            continue;
+        }
+        let (stdout, strictness) = match ran % 3 {
+            0 => (LiveStdout::Terminal, Strictness::Exact),
+            1 => (LiveStdout::Pipe, Strictness::Prefix),
+            _ => {
+                case.args.insert(0, b"--line-buffered".to_vec());
+                (LiveStdout::Pipe, Strictness::Exact)
+            }
+        };
+        match check_grep_live(&case, gnu, stdout, strictness, &|| format!("{case:?}")) {
+            Ok(n) => pauses += n,
+            Err(m) => failures.push(m.to_string()),
+        }
+        ran += 1;
+    }
+    eprintln!("{ran} live cases against GNU grep, {pauses} pauses checked ({drawn} drawn)");
+    assert_eq!(ran, cases, "too few generated cases can run live");
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

@@ -147,7 +147,7 @@ impl<R: GrepStream> GrepStream for ChunkedReader<R> {
 
 /// What the spec decided at a pause, or what a run had done there, as
 /// one text to diff.
-fn render(exited: bool, stdout: &[u8], stderr: &[u8]) -> Vec<u8> {
+pub fn render(exited: bool, stdout: &[u8], stderr: &[u8]) -> Vec<u8> {
     let mut text = format!(
         "exited: {}\n--- stdout\n",
         if exited { "yes" } else { "no" }

@@ -5,6 +5,7 @@
 //! took and which faults those paths met; [`report`] tabulates them.
 
 pub mod case;
+pub mod live;
 pub mod offset;
 pub mod report;
 pub mod run;

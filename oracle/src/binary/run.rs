@@ -61,6 +61,15 @@ fn identity(path: &Path) -> (u64, u64) {
     (m.dev(), m.ino())
 }
 
+/// How much of a stream stdin is in the pipe or socket before the binary
+/// starts: its first 32 KiB, grep's binary probe, so that a pause of the
+/// feeder below, which the spec does not know of, never ends the probe
+/// early (a pause of a live stream is checked in `crate::live` and
+/// `tests/live_binary.rs`).  Well within a pipe's and a socket's buffer.
+fn first_burst(data: &[u8]) -> usize {
+    data.len().min(samebytes_spec::grep::BINARY_PREFIX)
+}
+
 /// Write `data` to `w` in pseudo-random chunks, pausing now and then, as a
 /// slow producer does; stop quietly when the reader has gone.
 fn feed(mut w: impl Write, data: Vec<u8>, seed: u64) {
@@ -243,6 +252,8 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
     // Our own handle on a regular stdin's open file: its offset is the
     // child's.
     let mut stdin_file = None;
+    // A stdin pipe's write end, and how much of the data it already holds.
+    let mut stdin_writer = None;
     match &case.world.stdin.node {
         Node::Regular(_) => {
             let mut f = std::fs::File::open(dir.join(".stdin")).expect("open stdin");
@@ -257,9 +268,11 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
             held_socket = Some(ours);
         }
         Node::Stream(d) if case.stdin_socket => {
-            let (ours, theirs) = UnixStream::pair().expect("socketpair");
+            let (mut ours, theirs) = UnixStream::pair().expect("socketpair");
             cmd.stdin(std::os::fd::OwnedFd::from(theirs));
-            let (data, seed) = (d.clone(), case.seed);
+            let first = first_burst(d);
+            ours.write_all(&d[..first]).expect("the first burst fits");
+            let (data, seed) = (d[first..].to_vec(), case.seed);
             feeder = Some(std::thread::spawn(move || {
                 feed(&ours, data, seed);
                 let _ = ours.shutdown(std::net::Shutdown::Write);
@@ -271,8 +284,12 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
             held_writer = Some(writer);
         }
         // The pipe's feeder starts once the child has.
-        Node::Stream(_) => {
-            cmd.stdin(Stdio::piped());
+        Node::Stream(d) => {
+            let (reader, mut writer) = std::io::pipe().expect("pipe");
+            let first = first_burst(d);
+            writer.write_all(&d[..first]).expect("the first burst fits");
+            cmd.stdin(reader);
+            stdin_writer = Some((writer, first));
         }
         Node::Directory => {
             cmd.stdin(std::fs::File::open(dir).expect("open folder"));
@@ -351,12 +368,8 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
     // The command holds our copies of the child's socket ends: drop them,
     // or the readers never see the end of the child's output.
     drop(cmd);
-    let would_block = case.world.read_errors.stdin_would_block;
-    if let (Node::Stream(d), false, false) =
-        (&case.world.stdin.node, case.stdin_socket, would_block)
-    {
-        let stdin = child.stdin.take().expect("piped stdin");
-        let (data, seed) = (d.clone(), case.seed);
+    if let (Node::Stream(d), Some((stdin, first))) = (&case.world.stdin.node, stdin_writer) {
+        let (data, seed) = (d[first..].to_vec(), case.seed);
         feeder = Some(std::thread::spawn(move || feed(stdin, data, seed)));
     }
     if let Some(out) = child.stdout.take() {

@@ -1,0 +1,479 @@
+//! Live runs of a real binary: stdin is a pipe written burst by burst, as
+//! `tail -f`, a terminal or a slow producer writes it.  Each burst goes in
+//! one write, once the binary is blocked reading stdin with the pipe empty
+//! (or has exited); at each pause the harness notes what has reached
+//! stdout and stderr, and whether the binary has exited.  Nothing is
+//! timed: the harness only orders "this output before that write", so a
+//! slow machine changes no result.
+//!
+//! "Blocked reading stdin" is read from `/proc`: a thread of the binary
+//! sleeps reading descriptor 0 (`/proc/PID/task/TID/syscall`) while the pipe
+//! holds nothing (`FIONREAD`).  A woken thread shows as running, so a
+//! burst it has not taken yet is never mistaken for a pause.
+
+use std::io::{ErrorKind, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// What stdout is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LiveStdout {
+    /// A pipe the harness reads.
+    Pipe,
+    /// A pseudo-terminal in raw mode (no `\r` added), which the harness
+    /// reads from its master side.
+    Terminal,
+    /// /dev/null: only whether the binary exited can be seen.
+    DevNull,
+}
+
+/// One live run to make.
+pub struct LiveCommand<'a> {
+    pub program: &'a Path,
+    /// The name it is started under (the multicall binary dispatches on it).
+    pub argv0: &'a str,
+    pub args: &'a [Vec<u8>],
+    /// The environment, which replaces the harness's own.
+    pub env: &'a [(&'a str, &'a str)],
+    /// The working folder, where the case's files are.
+    pub dir: &'a Path,
+    pub stdin: &'a [u8],
+    /// Increasing offsets within `stdin` (at most its length).
+    pub pauses: &'a [usize],
+    pub stdout: LiveStdout,
+}
+
+/// What had happened by one pause.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Seen {
+    pub at: usize,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub exited: bool,
+}
+
+/// A whole live run.
+#[derive(Debug)]
+pub struct LiveRun {
+    /// One per pause.
+    pub pauses: Vec<Seen>,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    /// The exit status, or 128 + the signal that killed it.
+    pub status: i32,
+    /// It neither blocked nor exited within [`SETTLE_LIMIT`] somewhere,
+    /// and was killed.
+    pub hung: bool,
+}
+
+/// The longest the harness waits for the binary to block or exit.
+pub const SETTLE_LIMIT: Duration = Duration::from_secs(30);
+
+/// The pipe stdin is: as large as an unprivileged process may make it, so
+/// that a burst up to this size is one write the reader takes whole.
+pub const BURST_MAX: usize = 1 << 20;
+
+/// A descriptor we read without waiting.
+struct Collected {
+    fd: Option<OwnedFd>,
+    bytes: Vec<u8>,
+}
+
+impl Collected {
+    fn new(fd: Option<OwnedFd>) -> Collected {
+        if let Some(fd) = &fd {
+            set_nonblocking(fd.as_raw_fd());
+        }
+        Collected {
+            fd,
+            bytes: Vec::new(),
+        }
+    }
+
+    /// Take what is there now.  Returns false at its end (a pty's master
+    /// reads EIO once its slave side is closed everywhere).
+    fn take(&mut self) -> bool {
+        let Some(fd) = &self.fd else {
+            return false;
+        };
+        let mut buf = [0u8; 65536];
+        loop {
+            // SAFETY: `buf` is valid for its length; `fd` is open.
+            let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+            match n {
+                n if n > 0 => self.bytes.extend_from_slice(&buf[..n as usize]),
+                0 => return false,
+                _ => match std::io::Error::last_os_error().kind() {
+                    ErrorKind::Interrupted => {}
+                    ErrorKind::WouldBlock => return true,
+                    _ => return false,
+                },
+            }
+        }
+    }
+
+    /// Take everything to its end (the binary has exited).
+    fn finish(&mut self) {
+        let deadline = Instant::now() + SETTLE_LIMIT;
+        while self.take() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+}
+
+fn set_nonblocking(fd: RawFd) {
+    // SAFETY: fcntl on a descriptor we own changes only its flags.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
+    }
+}
+
+/// Bytes in a pipe not yet read, asked on either end.
+fn unread(fd: RawFd) -> usize {
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int through the pointer given.
+    let r = unsafe { libc::ioctl(fd, libc::FIONREAD, &mut n) };
+    if r < 0 {
+        0
+    } else {
+        n as usize
+    }
+}
+
+/// Is a thread of `pid` asleep reading stdin: in `read`, `readv` or
+/// `splice` (GNU drains a pipe into /dev/null with it) from descriptor 0?
+fn sleeps_reading_stdin(pid: u32) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    tasks.flatten().any(|t| {
+        let syscall = std::fs::read(t.path().join("syscall")).unwrap_or_default();
+        // "NR 0x0 ...": the system call's number (x86_64's), then its
+        // first argument, the descriptor.
+        [&b"0 0x0 "[..], b"19 0x0 ", b"275 0x0 "]
+            .iter()
+            .any(|p| syscall.starts_with(p))
+    })
+}
+
+/// A pseudo-terminal in raw mode: (master, slave).
+fn raw_pty() -> (OwnedFd, OwnedFd) {
+    let (mut master, mut slave) = (-1, -1);
+    // SAFETY: openpty writes two descriptors through the pointers; the
+    // name, termios and winsize arguments may be null.
+    let r = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(r, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: both descriptors were just opened for us and are owned here.
+    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    // SAFETY: a zeroed termios is filled by tcgetattr before use;
+    // cfmakeraw and tcsetattr only change the terminal's settings.
+    unsafe {
+        let mut t: libc::termios = std::mem::zeroed();
+        libc::tcgetattr(slave.as_raw_fd(), &mut t);
+        libc::cfmakeraw(&mut t);
+        libc::tcsetattr(slave.as_raw_fd(), libc::TCSANOW, &t);
+    }
+    (master, slave)
+}
+
+/// How a wait for the binary ended.
+enum Settled {
+    Blocked,
+    Exited,
+    Hung,
+}
+
+struct Running {
+    child: Child,
+    stdin: Option<std::io::PipeWriter>,
+    stdout: Collected,
+    stderr: Collected,
+    status: Option<std::process::ExitStatus>,
+}
+
+impl Running {
+    /// Wait until the binary sleeps reading an empty stdin, or exits.
+    fn settle(&mut self) -> Settled {
+        let deadline = Instant::now() + SETTLE_LIMIT;
+        loop {
+            self.stdout.take();
+            self.stderr.take();
+            if let Some(s) = self.child.try_wait().expect("wait") {
+                self.status = Some(s);
+                self.stdout.finish();
+                self.stderr.finish();
+                return Settled::Exited;
+            }
+            let pipe = self.stdin.as_ref().map_or(-1, |w| w.as_raw_fd());
+            if unread(pipe) == 0 && sleeps_reading_stdin(self.child.id()) && unread(pipe) == 0 {
+                // Blocked: nothing more comes until the next burst.
+                self.stdout.take();
+                self.stderr.take();
+                return Settled::Blocked;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                self.status = Some(self.child.wait().expect("wait"));
+                return Settled::Hung;
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+
+    fn seen(&self, at: usize) -> Seen {
+        Seen {
+            at,
+            stdout: self.stdout.bytes.clone(),
+            stderr: self.stderr.bytes.clone(),
+            exited: self.status.is_some(),
+        }
+    }
+
+    fn write(&mut self, burst: &[u8]) {
+        if let (Some(w), false) = (&mut self.stdin, burst.is_empty()) {
+            // A binary that has exited breaks the pipe: nothing to do.
+            let _ = w.write_all(burst);
+        }
+    }
+}
+
+/// Run `cmd` live.
+pub fn run_live(cmd: &LiveCommand) -> LiveRun {
+    assert!(cmd.pauses.windows(2).all(|w| w[0] < w[1]));
+    assert!(cmd.pauses.last().is_none_or(|&p| p <= cmd.stdin.len()));
+    let (stdin_reader, stdin_writer) = std::io::pipe().expect("pipe");
+    // SAFETY: F_SETPIPE_SZ on a pipe we own changes only its size.
+    unsafe {
+        libc::fcntl(
+            stdin_writer.as_raw_fd(),
+            libc::F_SETPIPE_SZ,
+            BURST_MAX as libc::c_int,
+        )
+    };
+    let (stderr_reader, stderr_writer) = std::io::pipe().expect("pipe");
+    let mut command = Command::new(cmd.program);
+    command
+        .arg0(cmd.argv0)
+        .args(cmd.args.iter().map(|a| std::ffi::OsStr::from_bytes(a)))
+        .env_clear()
+        .envs(cmd.env.iter().copied())
+        .current_dir(cmd.dir)
+        .stdin(stdin_reader)
+        .stderr(stderr_writer);
+    let stdout_ours = match cmd.stdout {
+        LiveStdout::Pipe => {
+            let (r, w) = std::io::pipe().expect("pipe");
+            command.stdout(w);
+            Some(OwnedFd::from(r))
+        }
+        LiveStdout::Terminal => {
+            let (master, slave) = raw_pty();
+            command.stdout(slave);
+            Some(master)
+        }
+        LiveStdout::DevNull => {
+            command.stdout(Stdio::null());
+            None
+        }
+    };
+    let child = command.spawn().expect("start the binary");
+    // Our copies of the child's ends go, or its output never ends.
+    drop(command);
+    let mut run = Running {
+        child,
+        stdin: Some(stdin_writer),
+        stdout: Collected::new(stdout_ours),
+        stderr: Collected::new(Some(OwnedFd::from(stderr_reader))),
+        status: None,
+    };
+    let mut pauses = Vec::new();
+    let mut written = 0;
+    let mut hung = false;
+    for &p in cmd.pauses {
+        if run.status.is_none() && !hung {
+            run.write(&cmd.stdin[written..p]);
+            written = p;
+            hung = matches!(run.settle(), Settled::Hung);
+        }
+        pauses.push(run.seen(p));
+    }
+    if run.status.is_none() && !hung {
+        run.write(&cmd.stdin[written..]);
+        // The writer goes: the binary reads the end of its input.
+        run.stdin = None;
+        hung = matches!(run.settle(), Settled::Hung);
+        // A binary that blocks reading with its writer gone is impossible:
+        // a read at the end returns 0.  Wait for its exit.
+        let deadline = Instant::now() + SETTLE_LIMIT;
+        while run.status.is_none() && !hung {
+            run.stdout.take();
+            run.stderr.take();
+            match run.child.try_wait().expect("wait") {
+                Some(s) => {
+                    run.status = Some(s);
+                    run.stdout.finish();
+                    run.stderr.finish();
+                }
+                None if Instant::now() > deadline => {
+                    let _ = run.child.kill();
+                    run.status = Some(run.child.wait().expect("wait"));
+                    hung = true;
+                }
+                None => std::thread::sleep(Duration::from_micros(200)),
+            }
+        }
+    }
+    let status = run.status.expect("the binary has ended");
+    LiveRun {
+        pauses,
+        stdout: run.stdout.bytes,
+        stderr: run.stderr.bytes,
+        status: status
+            .code()
+            .unwrap_or_else(|| 128 + status.signal().unwrap_or(0)),
+        hung,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// grep, live.
+
+/// Can a case of the in-process generator run live: its stdin a stream
+/// that pauses, read once, nothing the real system cannot give (read
+/// errors, a non-blocking stdin, named streams, unreadable files for a
+/// root that reads everything), and stdout a stream or /dev/null?
+pub fn grep_runs_live(case: &crate::grep::GrepCase) -> bool {
+    use samebytes_spec::grep::GrepStdout;
+    use samebytes_spec::world::Node;
+    let w = &case.world;
+    let stdin_fits = matches!(&w.stdin.node, Node::Stream(d) if d.len() <= BURST_MAX);
+    // A second `-` reads what the first left in the pipe, which the
+    // spec's model of stdin (read once) does not know.
+    let stdin_once = case.args.iter().filter(|a| a.as_slice() == b"-").count() < 2;
+    stdin_fits
+        && stdin_once
+        && !w.stdin_pauses().is_empty()
+        && w.read_errors == Default::default()
+        && w.files
+            .values()
+            .all(|n| matches!(n, Node::Regular(_) | Node::Directory))
+        && case.stdout != GrepStdout::File(b"f".to_vec())
+        && !matches!(case.stdout, GrepStdout::File(_))
+}
+
+/// How strictly a live run's output at a pause is held to the spec's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strictness {
+    /// Exactly what the spec decided (ours, which writes everything
+    /// decided before a read that waits; GNU on a terminal or with
+    /// `--line-buffered`).
+    Exact,
+    /// A prefix of it: block-buffered output may still be held (GNU on a
+    /// pipe).
+    Prefix,
+}
+
+/// Run `program` (as `grep`) on a grep case live, with `stdout`, and
+/// compare each pause and the end with the spec.  Returns the pauses
+/// checked.
+pub fn check_grep_live(
+    case: &crate::grep::GrepCase,
+    program: &Path,
+    stdout: LiveStdout,
+    strictness: Strictness,
+    reproducer: &dyn Fn() -> String,
+) -> Result<usize, Box<crate::mismatch::Mismatch>> {
+    use samebytes_spec::grep::GrepStdout;
+    use samebytes_spec::world::Node;
+    let scratch = super::run::Scratch::new();
+    for (name, node) in &case.world.files {
+        let path = scratch.0.join(std::ffi::OsStr::from_bytes(name));
+        match node {
+            Node::Regular(d) => std::fs::write(&path, d).expect("write a case file"),
+            _ => std::fs::create_dir_all(&path).expect("make a case folder"),
+        }
+    }
+    let Node::Stream(data) = &case.world.stdin.node else {
+        panic!("a live case's stdin is a stream");
+    };
+    let pauses = case.world.stdin_pauses();
+    let locale = if case.utf8 { "C.UTF-8" } else { "C" };
+    let mut env = vec![("LC_ALL", locale)];
+    let colors = &case.colors;
+    let (gcs, gc);
+    if let Some(v) = &colors.grep_colors {
+        gcs = String::from_utf8_lossy(v).into_owned();
+        env.push(("GREP_COLORS", gcs.as_str()));
+    }
+    if let Some(v) = &colors.grep_color {
+        gc = String::from_utf8_lossy(v).into_owned();
+        env.push(("GREP_COLOR", gc.as_str()));
+    }
+    let stdout = match case.stdout {
+        GrepStdout::DevNull => LiveStdout::DevNull,
+        _ => stdout,
+    };
+    let got = run_live(&LiveCommand {
+        program,
+        argv0: "grep",
+        args: &case.args,
+        env: &env,
+        dir: &scratch.0,
+        stdin: data,
+        pauses: &pauses,
+        stdout,
+    });
+    let mut spec_env = case.env();
+    spec_env.stdout_is_terminal = stdout == LiveStdout::Terminal;
+    let spec_stdout = match stdout {
+        LiveStdout::DevNull => GrepStdout::DevNull,
+        _ => GrepStdout::Stream,
+    };
+    let args = &case.args;
+    let world = &case.world;
+    let decided = samebytes_spec::grep::grep_at_pauses(args, &spec_env, world, &spec_stdout, None);
+    let mut want = samebytes_spec::grep::grep(args, &spec_env, world, &spec_stdout, None);
+    let variant = format!(
+        "live binary {}, stdout {stdout:?}{}",
+        program.display(),
+        if got.hung { ", HUNG and killed" } else { "" }
+    );
+    let shown = |out: &[u8]| match stdout {
+        LiveStdout::DevNull => Vec::new(),
+        _ => out.to_vec(),
+    };
+    for (d, seen) in decided.iter().zip(&got.pauses) {
+        let wanted = shown(&d.outcome.stdout);
+        let stdout_fits = match strictness {
+            Strictness::Exact => seen.stdout == wanted,
+            Strictness::Prefix => wanted.starts_with(&seen.stdout),
+        };
+        if seen.exited != d.exited || !stdout_fits || seen.stderr != d.outcome.stderr {
+            return Err(Box::new(crate::mismatch::Mismatch {
+                tool: "grep",
+                variant: format!("{variant}, at the pause after {} bytes of stdin", d.at),
+                stream: crate::mismatch::Stream::Pause,
+                expected: crate::live::render(d.exited, &wanted, &d.outcome.stderr),
+                actual: crate::live::render(seen.exited, &seen.stdout, &seen.stderr),
+                reproducer: reproducer(),
+            }));
+        }
+    }
+    want.stdout = shown(&want.stdout);
+    let actual = samebytes_spec::Outcome::unplaced(got.stdout, got.stderr, got.status);
+    crate::mismatch::compare_outcomes("grep", &variant, &want, &actual, reproducer)?;
+    Ok(decided.len())
+}
