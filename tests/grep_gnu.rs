@@ -595,7 +595,8 @@ fn gnu_dialect_edges_agree_with_the_spec_and_the_implementation() {
 #[test]
 fn gnu_grep_on_a_live_stream_agrees_with_the_spec() {
     use proptest::strategy::{Strategy, ValueTree};
-    use samebytes_oracle::binary::live::{check_grep_live, grep_runs_live, LiveStdout, Strictness};
+    use samebytes_oracle::binary::live::LiveStdout;
+    use samebytes_oracle::binary::live_check::{check_grep_live, grep_runs_live, Strictness};
     let cases: usize = std::env::var("GREP_GNU_CASES")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -15,7 +15,8 @@ use std::path::PathBuf;
 
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
-use samebytes_oracle::binary::live::{check_grep_live, grep_runs_live, LiveStdout, Strictness};
+use samebytes_oracle::binary::live::LiveStdout;
+use samebytes_oracle::binary::live_check::{check_grep_live, grep_runs_live, Strictness};
 use samebytes_oracle::grep::{grep_case, ColorEnv, GrepCase};
 use samebytes_spec::grep::GrepStdout;
 use samebytes_spec::world::{Node, Stdin, World};

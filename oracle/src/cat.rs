@@ -22,6 +22,7 @@ use samebytes_spec::world::{Node, Stdin, World};
 use samebytes_spec::{Errno, Locale, Outcome};
 
 use crate::codec::{self, Decoder, Encoder};
+use crate::live::{check_pauses, Live, Passed};
 use crate::mismatch::{compare_in_order, Mismatch};
 use crate::order;
 use crate::schedule::{self, ChunkedReader, ReadSchedule, ShortWriter, WriteSchedule};
@@ -91,7 +92,7 @@ impl CatCase {
 
     pub fn encode(&self) -> String {
         let mut e = Encoder::default();
-        e.uint(1); // format version
+        e.uint(2); // format version
         codec::put_args(&mut e, &self.args);
         e.uint(u64::from(self.utf8) | (u64::from(self.posixly_correct) << 1));
         codec::put_world(&mut e, &self.world);
@@ -112,18 +113,20 @@ impl CatCase {
         codec::put_write_schedule(&mut e, &self.write);
         e.uint(self.read_size as u64);
         e.uint(self.write_size as u64);
+        codec::put_pauses(&mut e, &self.world.stdin_pauses);
         e.hex()
     }
 
     pub fn decode(hex: &str) -> Result<CatCase, codec::DecodeError> {
         let raw = codec::from_hex(hex)?;
         let mut d = Decoder::new(&raw);
-        if d.uint()? != 1 {
+        let version = d.uint()?;
+        if !(1..=2).contains(&version) {
             return Err(codec::DecodeError);
         }
         let args = codec::get_args(&mut d)?;
         let flags = d.uint()?;
-        let world = codec::get_world(&mut d)?;
+        let mut world = codec::get_world(&mut d)?;
         let stdout = match d.uint()? {
             0 => CatStdout::Stream,
             1 => CatStdout::File(d.bytes()?),
@@ -136,6 +139,9 @@ impl CatCase {
         let write = codec::get_write_schedule(&mut d)?;
         let read_size = d.usize()?.max(1);
         let write_size = d.usize()?.max(1);
+        if version >= 2 {
+            world.stdin_pauses = codec::get_pauses(&mut d)?;
+        }
         if !d.finished() {
             return Err(codec::DecodeError);
         }
@@ -291,17 +297,22 @@ fn arbitrary_body(u: &mut Unstructured<'_>) -> arbitrary::Result<Body> {
 
 impl<'a> Arbitrary<'a> for CatCase {
     fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
-        let (args, utf8, posixly_correct, world, stdout) = arbitrary_body(u)?;
+        let (args, utf8, posixly_correct, mut world, stdout) = arbitrary_body(u)?;
+        let read = u.arbitrary()?;
+        let write = u.arbitrary()?;
+        let read_size = arbitrary_size(u)?;
+        let write_size = arbitrary_size(u)?;
+        schedule::arbitrary_pauses(u, &mut world)?;
         Ok(CatCase {
             args,
             utf8,
             posixly_correct,
             world,
             stdout,
-            read: u.arbitrary()?,
-            write: u.arbitrary()?,
-            read_size: arbitrary_size(u)?,
-            write_size: arbitrary_size(u)?,
+            read,
+            write,
+            read_size,
+            write_size,
         })
     }
 }
@@ -311,8 +322,10 @@ impl<'a> Arbitrary<'a> for CatCase {
 /// strategies.
 pub fn cat_case() -> impl Strategy<Value = CatCase> {
     schedule::case_parts().prop_map(|(seed, read, write, read_size, write_size)| {
-        let (args, utf8, posixly_correct, world, stdout) =
-            arbitrary_body(&mut Unstructured::new(&seed)).unwrap_or_default();
+        let mut u = Unstructured::new(&seed);
+        let (args, utf8, posixly_correct, mut world, stdout) =
+            arbitrary_body(&mut u).unwrap_or_default();
+        let _ = schedule::arbitrary_pauses(&mut u, &mut world);
         CatCase {
             args,
             utf8,
@@ -339,6 +352,8 @@ struct ModelCat<'w> {
     stdin_consumed: bool,
     last_opened: Option<Vec<u8>>,
     written: Rc<Cell<usize>>,
+    /// A stdin that pauses (the world's `stdin_pauses`).
+    live: Option<Live>,
 }
 
 impl ModelCat<'_> {
@@ -400,6 +415,14 @@ impl CatSystem for ModelCat<'_> {
             }
         };
         let would_block = name.is_none() && self.world.read_errors.stdin_would_block;
+        if let Some(live) = name.is_none().then(|| self.live.take()).flatten() {
+            // The first read of a stdin that pauses (it is read once).
+            let reader = Box::new(ChunkedReader::new(live.reader(), self.read.clone()));
+            return Ok(CatInput::Reader {
+                reader,
+                may_block: true,
+            });
+        }
         let reader: Box<dyn io::Read> = match node {
             Node::Unreadable => return Err(os_error(libc::EACCES)),
             Node::Closed => return Err(os_error(libc::EBADF)),
@@ -470,7 +493,23 @@ impl Write for CountingWriter {
 
 /// Run the implementation on a case with one read schedule and config.
 pub fn run_impl(case: &CatCase, read: ReadSchedule, cfg: &CatConfig) -> Outcome {
+    run_impl_live(case, read, cfg).0
+}
+
+/// [`run_impl`], and what it had written at each pause of stdin it read
+/// on past.
+pub fn run_impl_live(
+    case: &CatCase,
+    read: ReadSchedule,
+    cfg: &CatConfig,
+) -> (Outcome, Vec<Passed>) {
     let written = Rc::new(Cell::new(0));
+    let (stdout_sink, mut stderr, so_far) = order::watched_sinks();
+    let live = match (&case.world.stdin.node, case.world.stdin_pauses()) {
+        (_, pauses) if pauses.is_empty() => None,
+        (Node::Stream(d), pauses) => Some(Live::new(d.clone(), pauses, so_far)),
+        _ => None,
+    };
     let mut system = ModelCat {
         world: &case.world,
         stdout: &case.stdout,
@@ -478,8 +517,8 @@ pub fn run_impl(case: &CatCase, read: ReadSchedule, cfg: &CatConfig) -> Outcome 
         stdin_consumed: false,
         last_opened: None,
         written: written.clone(),
+        live: live.clone(),
     };
-    let (stdout_sink, mut stderr) = order::sinks();
     let mut stdout = CountingWriter {
         inner: ShortWriter::new(stdout_sink, case.write_schedule()),
         written,
@@ -493,7 +532,19 @@ pub fn run_impl(case: &CatCase, read: ReadSchedule, cfg: &CatConfig) -> Outcome 
         cfg,
     );
     drop(stdout);
-    stderr.outcome(status)
+    let passed = live.map(|l| l.passed()).unwrap_or_default();
+    (stderr.outcome(status), passed)
+}
+
+/// What the spec decides at each pause of the case's stdin.
+pub fn spec_at_pauses(case: &CatCase) -> Vec<samebytes_spec::Decided> {
+    samebytes_spec::cat::cat_at_pauses(
+        &case.args,
+        &case.env(),
+        &case.world,
+        &case.stdout,
+        case.write_schedule().spec_failure(),
+    )
 }
 
 /// Run the spec on a case.
@@ -549,13 +600,21 @@ pub fn variants(case: &CatCase) -> [(String, ReadSchedule, CatConfig); 3] {
 
 /// Check one case: spec against every implementation variant.
 pub fn check_cat(case: &CatCase) -> Result<(), Box<Mismatch>> {
+    check_cat_counting(case).map(|_| ())
+}
+
+/// [`check_cat`]; how many pauses of stdin it checked.
+pub fn check_cat_counting(case: &CatCase) -> Result<usize, Box<Mismatch>> {
     let expected = run_spec(case);
+    let decided = spec_at_pauses(case);
     let repro = || case.reproducer();
+    let mut pauses = 0;
     for (name, read, cfg) in variants(case) {
-        let actual = run_impl(case, read, &cfg);
+        let (actual, passed) = run_impl_live(case, read, &cfg);
         compare_in_order("cat", &name, &expected, &actual, &repro)?;
+        pauses += check_pauses("cat", &name, &decided, &passed, &repro)?;
     }
-    Ok(())
+    Ok(pauses)
 }
 
 /// The fuzz target's body: any bytes, any case.

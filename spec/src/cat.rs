@@ -539,6 +539,41 @@ pub fn cat(
     stdout: &CatStdout,
     stdout_failure: Option<StdoutFailure>,
 ) -> Outcome {
+    cat_with(args, env, world, stdout, stdout_failure).0
+}
+
+/// [`cat`] at each pause of `world`'s stdin (`World::stdin_pauses`): the
+/// bytes that had come are formatted and written, but for a `\r` held
+/// back under `-E` (what follows decides how it shows, as GNU's
+/// `pending_cr`), and cat waits for more; or it has exited (it never
+/// reads stdin, or a write failed).
+pub fn cat_at_pauses(
+    args: &[Vec<u8>],
+    env: &CatEnv,
+    world: &World,
+    stdout: &CatStdout,
+    stdout_failure: Option<StdoutFailure>,
+) -> Vec<crate::Decided> {
+    let decided = |at: usize| {
+        let paused = world.at_pause(at);
+        let (outcome, waits) = cat_with(args, env, &paused, stdout, stdout_failure);
+        crate::Decided {
+            at,
+            outcome,
+            exited: !waits,
+        }
+    };
+    world.stdin_pauses().into_iter().map(decided).collect()
+}
+
+/// [`cat`], and whether it waits at a pause of stdin instead of exiting.
+fn cat_with(
+    args: &[Vec<u8>],
+    env: &CatEnv,
+    world: &World,
+    stdout: &CatStdout,
+    stdout_failure: Option<StdoutFailure>,
+) -> (Outcome, bool) {
     let failure = match stdout {
         CatStdout::Stream | CatStdout::Regular => stdout_failure,
         CatStdout::File(_) | CatStdout::Overwrite(_) => None,
@@ -556,7 +591,7 @@ pub fn cat(
                 outcome.diagnose(format!("{program}: write error: {what}\n").as_bytes());
                 outcome.status = 1;
             }
-            return outcome;
+            return (outcome, false);
         }
     };
     let mut out = Outcome::default();
@@ -564,7 +599,7 @@ pub fn cat(
         let what = Errno::BadDescriptor.message();
         out.diagnose(format!("{program}: standard output: {what}\n").as_bytes());
         out.status = 1;
-        return out;
+        return (out, false);
     }
     let mut reads = Reads::new(world);
     let mut formatter = Formatter::new(opts.format);
@@ -597,7 +632,7 @@ pub fn cat(
         // Everything produced so far has been written before this input is
         // opened.
         if write_failed(&mut out) {
-            return out;
+            return (out, false);
         }
         let read = if name.as_slice() == b"-" {
             Ok(reads.read_stdin())
@@ -632,7 +667,12 @@ pub fn cat(
                 // the next, so output that fails before the read error
                 // stops cat before that error is met.
                 if error.is_some() && opts.format.is_plain() && write_failed(&mut out) {
-                    return out;
+                    return (out, false);
+                }
+                if reads.stdin_open() {
+                    // Waiting for more, with what came written.
+                    let failed = write_failed(&mut out);
+                    return (out, !failed);
                 }
                 match error {
                     // GNU reports a read error, then writes what formatting
@@ -651,7 +691,7 @@ pub fn cat(
     }
     formatter.finish(&mut out.stdout);
     if write_failed(&mut out) {
-        return out;
+        return (out, false);
     }
     // GNU closes stdin at the end if it read it, and reports a failure.
     if world.stdin_closed() && operands.iter().any(|o| o.as_slice() == b"-") {
@@ -659,5 +699,5 @@ pub fn cat(
         out.diagnose(format!("{program}: closing standard input: {what}\n").as_bytes());
         out.status = 1;
     }
-    out
+    (out, false)
 }

@@ -6,6 +6,7 @@
 
 pub mod case;
 pub mod live;
+pub mod live_check;
 pub mod offset;
 pub mod report;
 pub mod run;

@@ -199,8 +199,11 @@ fn lane<'a>(tool: Tool, seed: u64) -> Lane<'a, ToolReport> {
                 &crate::cat::cat_case(),
                 &mut runner_for(seed, tool, i),
                 |case| case.input_bytes() * crate::cat::variants(case).len() as u64,
-                no_stats::<_>,
-                counting_none(crate::cat::check_cat),
+                |case| Shape {
+                    paused: !case.world.stdin_pauses().is_empty(),
+                    ..Shape::default()
+                },
+                crate::cat::check_cat_counting,
             )
         }),
         Tool::Yes => Box::new(move |i| {

@@ -1,0 +1,226 @@
+//! The spec's side of live runs (`super::live`): which generated cases can
+//! run live, and the comparison of a run's pauses and end with what the
+//! spec decides, for grep and cat.
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use samebytes_spec::world::{Node, World};
+use samebytes_spec::{Decided, Outcome};
+
+use super::live::{run_live, LiveCommand, LiveRun, LiveStdout, BURST_MAX};
+use super::run::Scratch;
+use crate::mismatch::{compare_outcomes, Mismatch, Stream};
+
+/// How strictly a live run's output at a pause is held to the spec's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strictness {
+    /// Exactly what the spec decided (ours, which writes everything
+    /// decided before a read that waits; GNU cat, which asks FIONREAD
+    /// before each read; GNU grep on a terminal or with
+    /// `--line-buffered`).
+    Exact,
+    /// A prefix of it: block-buffered output may still be held (GNU grep
+    /// on a pipe).
+    Prefix,
+}
+
+/// Can a world run live: its stdin a stream that pauses, small enough for
+/// one burst per pipe write, nothing the real system cannot give (read
+/// errors, a non-blocking stdin, named streams, unreadable files for a
+/// root that reads everything)?
+fn world_runs_live(w: &World) -> bool {
+    matches!(&w.stdin.node, Node::Stream(d) if d.len() <= BURST_MAX)
+        && !w.stdin_pauses().is_empty()
+        && w.read_errors == Default::default()
+        && w.files
+            .values()
+            .all(|n| matches!(n, Node::Regular(_) | Node::Directory))
+}
+
+/// The world's files in `dir`.
+fn materialize(world: &World, dir: &Path) {
+    for (name, node) in &world.files {
+        let path = dir.join(std::ffi::OsStr::from_bytes(name));
+        match node {
+            Node::Regular(d) => std::fs::write(&path, d).expect("write a case file"),
+            _ => std::fs::create_dir_all(&path).expect("make a case folder"),
+        }
+    }
+}
+
+/// What one live run is compared with.
+struct Expected<'a> {
+    tool: &'static str,
+    decided: &'a [Decided],
+    outcome: Outcome,
+    stdout: LiveStdout,
+    strictness: Strictness,
+}
+
+/// Each pause, then the end.  Returns the pauses checked.
+fn compare(
+    want: Expected,
+    got: LiveRun,
+    variant: &str,
+    reproducer: &dyn Fn() -> String,
+) -> Result<usize, Box<Mismatch>> {
+    let shown = |out: &[u8]| match want.stdout {
+        LiveStdout::DevNull => Vec::new(),
+        _ => out.to_vec(),
+    };
+    for (d, seen) in want.decided.iter().zip(&got.pauses) {
+        let wanted = shown(&d.outcome.stdout);
+        let stdout_fits = match want.strictness {
+            Strictness::Exact => seen.stdout == wanted,
+            Strictness::Prefix => wanted.starts_with(&seen.stdout),
+        };
+        if seen.exited != d.exited || !stdout_fits || seen.stderr != d.outcome.stderr {
+            return Err(Box::new(Mismatch {
+                tool: want.tool,
+                variant: format!("{variant}, at the pause after {} bytes of stdin", d.at),
+                stream: Stream::Pause,
+                expected: crate::live::render(d.exited, &wanted, &d.outcome.stderr),
+                actual: crate::live::render(seen.exited, &seen.stdout, &seen.stderr),
+                reproducer: reproducer(),
+            }));
+        }
+    }
+    let mut outcome = want.outcome;
+    outcome.stdout = shown(&outcome.stdout);
+    let actual = Outcome::unplaced(got.stdout, got.stderr, got.status);
+    compare_outcomes(want.tool, variant, &outcome, &actual, reproducer)?;
+    Ok(want.decided.len())
+}
+
+fn variant(program: &Path, stdout: LiveStdout, got: &LiveRun) -> String {
+    format!(
+        "live binary {}, stdout {stdout:?}{}",
+        program.display(),
+        if got.hung { ", HUNG and killed" } else { "" }
+    )
+}
+
+// ---------------------------------------------------------------------------
+// grep
+
+/// Can a grep case run live: a world that can, stdin read once (a second
+/// `-` reads what the first left in the pipe, which the spec's model of
+/// stdin does not know), and stdout a stream or /dev/null?
+pub fn grep_runs_live(case: &crate::grep::GrepCase) -> bool {
+    use samebytes_spec::grep::GrepStdout;
+    let stdin_once = case.args.iter().filter(|a| a.as_slice() == b"-").count() < 2;
+    world_runs_live(&case.world) && stdin_once && !matches!(case.stdout, GrepStdout::File(_))
+}
+
+/// Run `program` (as `grep`) on a grep case live, with `stdout`, and
+/// compare each pause and the end with the spec.  Returns the pauses
+/// checked.
+pub fn check_grep_live(
+    case: &crate::grep::GrepCase,
+    program: &Path,
+    stdout: LiveStdout,
+    strictness: Strictness,
+    reproducer: &dyn Fn() -> String,
+) -> Result<usize, Box<Mismatch>> {
+    use samebytes_spec::grep::{grep, grep_at_pauses, GrepStdout};
+    let scratch = Scratch::new();
+    materialize(&case.world, &scratch.0);
+    let Node::Stream(data) = &case.world.stdin.node else {
+        panic!("a live case's stdin is a stream");
+    };
+    let locale = if case.utf8 { "C.UTF-8" } else { "C" };
+    let mut env = vec![("LC_ALL", locale.to_string())];
+    for (name, value) in [
+        ("GREP_COLORS", &case.colors.grep_colors),
+        ("GREP_COLOR", &case.colors.grep_color),
+    ] {
+        if let Some(v) = value {
+            env.push((name, String::from_utf8_lossy(v).into_owned()));
+        }
+    }
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let stdout = match case.stdout {
+        GrepStdout::DevNull => LiveStdout::DevNull,
+        _ => stdout,
+    };
+    let pauses = case.world.stdin_pauses();
+    let got = run_live(&LiveCommand {
+        program,
+        argv0: "grep",
+        args: &case.args,
+        env: &env,
+        dir: &scratch.0,
+        stdin: data,
+        pauses: &pauses,
+        stdout,
+    });
+    let mut spec_env = case.env();
+    spec_env.stdout_is_terminal = stdout == LiveStdout::Terminal;
+    let spec_stdout = match stdout {
+        LiveStdout::DevNull => GrepStdout::DevNull,
+        _ => GrepStdout::Stream,
+    };
+    let (args, world) = (&case.args, &case.world);
+    let decided = grep_at_pauses(args, &spec_env, world, &spec_stdout, None);
+    let want = Expected {
+        tool: "grep",
+        decided: &decided,
+        outcome: grep(args, &spec_env, world, &spec_stdout, None),
+        stdout,
+        strictness,
+    };
+    let variant = variant(program, stdout, &got);
+    compare(want, got, &variant, reproducer)
+}
+
+// ---------------------------------------------------------------------------
+// cat
+
+/// Can a cat case run live: a world that can, stdout a stream?
+pub fn cat_runs_live(case: &crate::cat::CatCase) -> bool {
+    world_runs_live(&case.world) && case.stdout == samebytes_spec::cat::CatStdout::Stream
+}
+
+/// Run `program` (as `cat`) on a cat case live, with `stdout` (a pipe or
+/// a terminal), and compare each pause and the end with the spec.
+/// Returns the pauses checked.
+pub fn check_cat_live(
+    case: &crate::cat::CatCase,
+    program: &Path,
+    stdout: LiveStdout,
+    reproducer: &dyn Fn() -> String,
+) -> Result<usize, Box<Mismatch>> {
+    use samebytes_spec::cat::{cat, cat_at_pauses, CatStdout};
+    let scratch = Scratch::new();
+    materialize(&case.world, &scratch.0);
+    let Node::Stream(data) = &case.world.stdin.node else {
+        panic!("a live case's stdin is a stream");
+    };
+    let mut env = vec![("LC_ALL", if case.utf8 { "C.UTF-8" } else { "C" })];
+    if case.posixly_correct {
+        env.push(("POSIXLY_CORRECT", "1"));
+    }
+    let pauses = case.world.stdin_pauses();
+    let got = run_live(&LiveCommand {
+        program,
+        argv0: "cat",
+        args: &case.args,
+        env: &env,
+        dir: &scratch.0,
+        stdin: data,
+        pauses: &pauses,
+        stdout,
+    });
+    let (args, world, cat_env) = (&case.args, &case.world, case.env());
+    let decided = cat_at_pauses(args, &cat_env, world, &CatStdout::Stream, None);
+    let want = Expected {
+        tool: "cat",
+        decided: &decided,
+        outcome: cat(args, &cat_env, world, &CatStdout::Stream, None),
+        stdout,
+        strictness: Strictness::Exact,
+    };
+    let variant = variant(program, stdout, &got);
+    compare(want, got, &variant, reproducer)
+}
