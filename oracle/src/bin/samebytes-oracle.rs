@@ -14,7 +14,7 @@ use std::time::Duration;
 use samebytes_oracle::binary::Tool;
 use samebytes_oracle::campaign::{self, report::Format, Ending, Progress, Settings};
 
-const USAGE: &str = "usage: samebytes-oracle [campaign] [--binaries [--strict]] [--tool wc|cat|grep|yes]... [--seconds N] [--jobs N] [--seed S] [--report FILE.json|FILE.md]\n       samebytes-oracle replay REPRODUCER|@FILE [--world DIR]\n       samebytes-oracle exhaustive wc|cat|yes|grep --max-len N [--jobs N] [--seconds S] | --classes\n       samebytes-oracle dict FUZZ-TARGET   (its libFuzzer dictionary)\n       samebytes-oracle spec grep ARG... < INPUT   (the reference on stdin; LC_ALL=C.UTF-8 for UTF-8)\n";
+const USAGE: &str = "usage: samebytes-oracle [campaign] [--binaries [--strict]] [--tool wc|cat|grep|yes]... [--seconds N] [--jobs N] [--seed S] [--report FILE.json|FILE.md]\n       samebytes-oracle replay REPRODUCER|@FILE [--world DIR]   (wc:, cat:, yes:, grep:, grep-tree:, binary:, live:)\n       samebytes-oracle exhaustive wc|cat|yes|grep --max-len N [--jobs N] [--seconds S] | --classes\n       samebytes-oracle dict FUZZ-TARGET   (its libFuzzer dictionary)\n       samebytes-oracle spec grep ARG... < INPUT   (the reference on stdin; LC_ALL=C.UTF-8 for UTF-8)\n";
 
 /// The binaries next to this program, built (by cargo, in this program's
 /// profile) if they are missing or stale.
@@ -77,6 +77,42 @@ fn replay_binary(spec: &str, world: Option<&str>) -> ExitCode {
     match samebytes_oracle::binary::check(&case, &bins).1 {
         Ok(()) => {
             println!("replayed: spec and binary agree");
+            ExitCode::SUCCESS
+        }
+        Err(m) => {
+            println!("{m}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `replay live:TOOL:SEED:INDEX`: a live case of the binary campaign.
+fn replay_live(spec: &str) -> ExitCode {
+    let mut parts = spec.split(':');
+    let tool = parts
+        .next()
+        .and_then(samebytes_oracle::binary::Tool::from_name);
+    let seed = parts.next().and_then(|s| s.parse::<u64>().ok());
+    let index = parts.next().and_then(|s| s.parse::<u64>().ok());
+    let (Some(tool), Some(seed), Some(index), None) = (tool, seed, index, parts.next()) else {
+        eprintln!("samebytes-oracle: not a live reproducer: live:{spec}");
+        return ExitCode::from(2);
+    };
+    let bins = match binaries() {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("samebytes-oracle: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    use samebytes_oracle::binary::live_check::campaign_case;
+    match campaign_case(&bins, tool, seed, index) {
+        Ok(Some(n)) => {
+            println!("replayed: spec and binary agree at {n} pauses and at the end");
+            ExitCode::SUCCESS
+        }
+        Ok(None) => {
+            println!("no case that can run live was drawn for this seed and index");
             ExitCode::SUCCESS
         }
         Err(m) => {
@@ -215,6 +251,13 @@ fn main() -> ExitCode {
             None => repro.clone(),
         };
         let repro = &repro;
+        if let Some(spec) = repro
+            .rsplit(' ')
+            .next()
+            .and_then(|r| r.strip_prefix("live:"))
+        {
+            return replay_live(spec);
+        }
         if let Some(spec) = repro
             .rsplit(' ')
             .next()

@@ -25,12 +25,14 @@ pub enum Strictness {
     Prefix,
 }
 
-/// Can a world run live: its stdin a stream that pauses, small enough for
-/// one burst per pipe write, nothing the real system cannot give (read
-/// errors, a non-blocking stdin, named streams, unreadable files for a
-/// root that reads everything)?
-fn world_runs_live(w: &World) -> bool {
-    matches!(&w.stdin.node, Node::Stream(d) if d.len() <= BURST_MAX)
+/// Can a command line and a world run live: arguments argv can carry (no
+/// NUL), stdin a stream that pauses, small enough for one burst per pipe
+/// write, nothing the real system cannot give (read errors, a
+/// non-blocking stdin, named streams, unreadable files for a root that
+/// reads everything)?
+fn runs_live(args: &[Vec<u8>], w: &World) -> bool {
+    args.iter().all(|a| !a.contains(&0))
+        && matches!(&w.stdin.node, Node::Stream(d) if d.len() <= BURST_MAX)
         && !w.stdin_pauses().is_empty()
         && w.read_errors == Default::default()
         && w.files
@@ -110,7 +112,7 @@ fn variant(program: &Path, stdout: LiveStdout, got: &LiveRun) -> String {
 pub fn grep_runs_live(case: &crate::grep::GrepCase) -> bool {
     use samebytes_spec::grep::GrepStdout;
     let stdin_once = case.args.iter().filter(|a| a.as_slice() == b"-").count() < 2;
-    world_runs_live(&case.world) && stdin_once && !matches!(case.stdout, GrepStdout::File(_))
+    runs_live(&case.args, &case.world) && stdin_once && !matches!(case.stdout, GrepStdout::File(_))
 }
 
 /// Run `program` (as `grep`) on a grep case live, with `stdout`, and
@@ -121,6 +123,19 @@ pub fn check_grep_live(
     program: &Path,
     stdout: LiveStdout,
     strictness: Strictness,
+    reproducer: &dyn Fn() -> String,
+) -> Result<usize, Box<Mismatch>> {
+    check_grep_live_with(case, program, stdout, strictness, &[], reproducer)
+}
+
+/// [`check_grep_live`] with more variables in the binary's environment
+/// (the fault layer's).
+pub fn check_grep_live_with(
+    case: &crate::grep::GrepCase,
+    program: &Path,
+    stdout: LiveStdout,
+    strictness: Strictness,
+    extra_env: &[(&str, String)],
     reproducer: &dyn Fn() -> String,
 ) -> Result<usize, Box<Mismatch>> {
     use samebytes_spec::grep::{grep, grep_at_pauses, GrepStdout};
@@ -139,6 +154,7 @@ pub fn check_grep_live(
             env.push((name, String::from_utf8_lossy(v).into_owned()));
         }
     }
+    env.extend(extra_env.iter().cloned());
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let stdout = match case.stdout {
         GrepStdout::DevNull => LiveStdout::DevNull,
@@ -179,7 +195,7 @@ pub fn check_grep_live(
 
 /// Can a cat case run live: a world that can, stdout a stream?
 pub fn cat_runs_live(case: &crate::cat::CatCase) -> bool {
-    world_runs_live(&case.world) && case.stdout == samebytes_spec::cat::CatStdout::Stream
+    runs_live(&case.args, &case.world) && case.stdout == samebytes_spec::cat::CatStdout::Stream
 }
 
 /// Run `program` (as `cat`) on a cat case live, with `stdout` (a pipe or
@@ -191,16 +207,30 @@ pub fn check_cat_live(
     stdout: LiveStdout,
     reproducer: &dyn Fn() -> String,
 ) -> Result<usize, Box<Mismatch>> {
+    check_cat_live_with(case, program, stdout, &[], reproducer)
+}
+
+/// [`check_cat_live`] with more variables in the binary's environment.
+pub fn check_cat_live_with(
+    case: &crate::cat::CatCase,
+    program: &Path,
+    stdout: LiveStdout,
+    extra_env: &[(&str, String)],
+    reproducer: &dyn Fn() -> String,
+) -> Result<usize, Box<Mismatch>> {
     use samebytes_spec::cat::{cat, cat_at_pauses, CatStdout};
     let scratch = Scratch::new();
     materialize(&case.world, &scratch.0);
     let Node::Stream(data) = &case.world.stdin.node else {
         panic!("a live case's stdin is a stream");
     };
-    let mut env = vec![("LC_ALL", if case.utf8 { "C.UTF-8" } else { "C" })];
+    let locale = if case.utf8 { "C.UTF-8" } else { "C" };
+    let mut env = vec![("LC_ALL", locale.to_string())];
     if case.posixly_correct {
-        env.push(("POSIXLY_CORRECT", "1"));
+        env.push(("POSIXLY_CORRECT", "1".to_string()));
     }
+    env.extend(extra_env.iter().cloned());
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let pauses = case.world.stdin_pauses();
     let got = run_live(&LiveCommand {
         program,
@@ -223,4 +253,82 @@ pub fn check_cat_live(
     };
     let variant = variant(program, stdout, &got);
     compare(want, got, &variant, reproducer)
+}
+
+// ---------------------------------------------------------------------------
+// In the binary campaign.
+
+/// Does case `index` of the binary campaign run live?  A quarter of
+/// grep's and cat's.
+pub fn live_turn(tool: super::Tool, index: u64) -> bool {
+    matches!(tool, super::Tool::Grep | super::Tool::Cat) && index % 4 == 3
+}
+
+/// Case `index` of `tool` as a live run, under the fault layer's short
+/// reads and writes and interruptions: an in-process case drawn from the
+/// campaign's seed until one can run live, on a pipe or a terminal,
+/// through the tool's binary or the multicall one.  Returns the pauses
+/// checked; `Ok(None)` when no drawn case could run live.
+pub fn campaign_case(
+    bins: &super::Binaries,
+    tool: super::Tool,
+    seed: u64,
+    index: u64,
+) -> Result<Option<usize>, Box<Mismatch>> {
+    use proptest::strategy::{Strategy, ValueTree};
+    let mut runner = crate::campaign::runner_for(seed, tool, index);
+    let plan = crate::faultplan::Plan {
+        seed: seed ^ index,
+        short: [0, 10, 50][(index % 3) as usize],
+        eintr: [0, 5, 20][(index / 3 % 3) as usize],
+        ..Default::default()
+    };
+    let env = [
+        ("LD_PRELOAD", bins.layer().display().to_string()),
+        (crate::faultplan::ENV, plan.render()),
+    ];
+    let stdout = match index / 4 % 2 {
+        0 => LiveStdout::Pipe,
+        _ => LiveStdout::Terminal,
+    };
+    let program = match index / 8 % 2 {
+        0 => bins.tool(tool),
+        _ => bins.multicall(),
+    };
+    for _ in 0..200 {
+        let checked = match tool {
+            super::Tool::Grep => {
+                let Ok(tree) = crate::grep::grep_case().new_tree(&mut runner) else {
+                    continue;
+                };
+                let case = tree.current();
+                if !grep_runs_live(&case) {
+                    continue;
+                }
+                let repro = || live_reproducer(tool, seed, index);
+                check_grep_live_with(&case, &program, stdout, Strictness::Exact, &env, &repro)
+            }
+            _ => {
+                let Ok(tree) = crate::cat::cat_case().new_tree(&mut runner) else {
+                    continue;
+                };
+                let case = tree.current();
+                if !cat_runs_live(&case) {
+                    continue;
+                }
+                let repro = || live_reproducer(tool, seed, index);
+                check_cat_live_with(&case, &program, stdout, &env, &repro)
+            }
+        };
+        return checked.map(Some);
+    }
+    Ok(None)
+}
+
+/// `samebytes-oracle replay live:TOOL:SEED:INDEX`.
+pub fn live_reproducer(tool: super::Tool, seed: u64, index: u64) -> String {
+    format!(
+        "samebytes-oracle replay live:{}:{seed}:{index}",
+        tool.name()
+    )
 }

@@ -67,6 +67,32 @@ pub struct ToolReport {
     /// Per applicable path: cases that took it, and per fault column how
     /// many of those met it.
     pub paths: Vec<(Kind, u64, [u64; FAULTS.len()])>,
+    /// Live runs (`super::live_check::campaign_case`): cases, pauses
+    /// checked, mismatches found.
+    pub live_cases: u64,
+    pub live_pauses: u64,
+    pub live_mismatches: u64,
+}
+
+/// One case's end: a run under the fault layer with its counts, or a live
+/// run with the pauses it checked.
+pub enum CaseDone {
+    Faulted(Counts, Result<(), Box<Mismatch>>),
+    Live(Result<usize, Box<Mismatch>>),
+}
+
+/// Run case `index` of `tool` from `seed`: live on its turn, when a live
+/// case can be drawn; else under the fault layer.
+fn run_case(bins: &Binaries, tool: Tool, seed: u64, index: u64) -> CaseDone {
+    if super::live_check::live_turn(tool, index) {
+        match super::live_check::campaign_case(bins, tool, seed, index) {
+            Ok(Some(pauses)) => return CaseDone::Live(Ok(pauses)),
+            Ok(None) => {}
+            Err(m) => return CaseDone::Live(Err(m)),
+        }
+    }
+    let (counts, result) = check(&case_of(tool, seed, index), bins);
+    CaseDone::Faulted(counts, result)
 }
 
 impl ToolReport {
@@ -79,13 +105,16 @@ impl ToolReport {
                 .iter()
                 .map(|(k, _)| (*k, 0, [0; FAULTS.len()]))
                 .collect(),
+            live_cases: 0,
+            live_pauses: 0,
+            live_mismatches: 0,
         }
     }
 
     /// Run the next case of the campaign from `seed`, and record it.
     fn run_next(&mut self, bins: &Binaries, seed: u64) {
-        let (counts, result) = check(&case_of(self.tool, seed, self.cases), bins);
-        self.add((counts, result));
+        let done = run_case(bins, self.tool, seed, self.cases);
+        self.add(done);
     }
 
     fn record(&mut self, counts: &Counts) {
@@ -143,11 +172,22 @@ fn case_of(tool: Tool, seed: u64, index: u64) -> BinaryCase {
 }
 
 impl Tally for ToolReport {
-    type Case = (Counts, Result<(), Box<Mismatch>>);
+    type Case = CaseDone;
 
-    fn add(&mut self, (counts, result): Self::Case) -> Option<String> {
+    fn add(&mut self, done: CaseDone) -> Option<String> {
         self.cases += 1;
-        self.record(&counts);
+        let result = match done {
+            CaseDone::Faulted(counts, result) => {
+                self.record(&counts);
+                result
+            }
+            CaseDone::Live(result) => {
+                self.live_cases += 1;
+                self.live_pauses += *result.as_ref().unwrap_or(&0) as u64;
+                self.live_mismatches += u64::from(result.is_err());
+                result.map(|_| ())
+            }
+        };
         let m = result.err()?;
         let line = format!(
             "{}: mismatch in {:?} ({}): {}",
@@ -181,7 +221,7 @@ pub fn campaign(bins: &Binaries, settings: &Settings, progress: &Progress) -> Fi
         .map(|&tool| Lane {
             name: tool.name(),
             tally: ToolReport::new(tool),
-            run: Box::new(move |i| check(&case_of(tool, seed, i), bins)),
+            run: Box::new(move |i| run_case(bins, tool, seed, i)),
         })
         .collect();
     engine::run(lanes, settings.seconds, settings.jobs, progress)
@@ -249,6 +289,22 @@ pub fn render(done: &Finished<ToolReport>, settings: &Settings) -> String {
             out.push('\n');
         }
     }
+    let live: Vec<&&ToolReport> = reports.iter().filter(|r| r.live_cases > 0).collect();
+    if !live.is_empty() {
+        out.push_str(&format!(
+            "\npauses of stdin (live runs: a pipe written burst by burst, output and exit checked at each pause):\n{:<6} {:>17} {:>15} {:>11}\n",
+            "tool", "cases with pauses", "pauses checked", "mismatches"
+        ));
+        for r in live {
+            out.push_str(&format!(
+                "{:<6} {:>17} {:>15} {:>11}\n",
+                r.tool.name(),
+                r.live_cases,
+                r.live_pauses,
+                r.live_mismatches
+            ));
+        }
+    }
     let unreached: Vec<String> = reports.iter().flat_map(|r| r.unreached()).collect();
     if !unreached.is_empty() {
         out.push_str("\nUnreached (paths not taken fail every campaign; cells not met fail a --strict one):\n");
@@ -295,7 +351,16 @@ pub fn summary(
             cases: r.cases,
             mismatch_count: r.mismatches.len(),
             bytes_pushed: None,
-            notes: r.unreached(),
+            notes: r
+                .unreached()
+                .into_iter()
+                .chain((r.live_cases > 0).then(|| {
+                    format!(
+                        "pauses of stdin (live runs): {} cases with pauses, {} pauses checked, {} mismatches",
+                        r.live_cases, r.live_pauses, r.live_mismatches
+                    )
+                }))
+                .collect(),
             paths,
             mismatches: r.mismatches.iter().map(MismatchSummary::of).collect(),
         });

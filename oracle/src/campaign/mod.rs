@@ -118,7 +118,7 @@ impl engine::Tally for ToolReport {
 /// The random source of case `index` of `tool`: a pure function of the
 /// campaign seed, the tool and the index, so that a case is the same on
 /// one job or many.
-fn runner_for(seed: u64, tool: Tool, index: u64) -> TestRunner {
+pub(crate) fn runner_for(seed: u64, tool: Tool, index: u64) -> TestRunner {
     let mut seed_bytes = [0u8; 32];
     seed_bytes[..8].copy_from_slice(&seed.to_le_bytes());
     seed_bytes[8..16].copy_from_slice(&(tool as u64).to_le_bytes());
