@@ -502,3 +502,49 @@ fn perl_required_literal_misses_no_line() {
         }
     }
 }
+
+/// A read error that cuts a binary stream short after a NUL that follows
+/// its last line end: the pieces up to that NUL are whole (a NUL ends a
+/// line in a binary part) and are searched, the rest is not.  Inputs where
+/// the NUL is the first byte held, ends the region right after a line
+/// end (an empty piece), or lies far past the last line end; each piece
+/// count or line differs if the region stops at, before or well short of
+/// the NUL (stream.rs `searchable_end`).
+#[test]
+fn a_read_error_after_a_binary_streams_last_nul_searches_up_to_it() {
+    let inputs: [&[u8]; 6] = [
+        b"\0",
+        b"a\n\0",
+        b"ab\0cd\0",
+        b"x\nab\0cd",
+        b"\0\0b",
+        b"a\nb\n\0\0",
+    ];
+    let arg_sets: [&[&[u8]]; 6] = [
+        &[b"-c", b"^$"],
+        &[b"-c", b"d"],
+        &[b"-c", b"b"],
+        &[b"-vc", b"a"],
+        &[b"b"],
+        &[b"-c", b""],
+    ];
+    for input in inputs {
+        // The read error comes right after `input`: the bytes past it are
+        // never read.
+        let data = [input, b"tail\n"].concat();
+        for args in arg_sets {
+            for buffer in [1, 3, 4096] {
+                for whole in [false, true] {
+                    let mut case = stream_case(args, data.clone(), buffer, true);
+                    case.world.read_errors.stdin = Some(input.len());
+                    if !whole {
+                        case.read = samebytes_oracle::schedule::ReadSchedule::bytewise();
+                    }
+                    if let Err(m) = check_grep(&case) {
+                        panic!("{input:?} {args:?}: {m}");
+                    }
+                }
+            }
+        }
+    }
+}
