@@ -158,6 +158,54 @@ fn line_buffered_output_of_a_mapped_size_file_is_written_per_line() {
     assert_eq!(our_writes, gnu_writes, "write(2) calls on stdout");
 }
 
+/// On a terminal, output is line-buffered as GNU's stdio makes it: each
+/// line its own write(2), without `--line-buffered`, from a file large
+/// enough to be mapped.  The terminal is a pseudo-terminal from
+/// util-linux's `script`; counted in writes to it, against GNU's.
+#[test]
+fn terminal_output_is_written_per_line() {
+    let scratch = Scratch::new("grep-calls-terminal");
+    let text: Vec<u8> = (0..20_000)
+        .flat_map(|i| match i % 10 {
+            0 => format!("line {i} has the word\n").into_bytes(),
+            _ => format!("line {i} has nothing\n").into_bytes(),
+        })
+        .collect();
+    let input = scratch.file("in", &text);
+    let writes = |grep: &Path, name: &str| {
+        let trace = scratch.path.join(name);
+        let command = format!(
+            "strace -y -e trace=write -o '{}' '{}' word '{}'",
+            trace.display(),
+            grep.display(),
+            input.display()
+        );
+        let out = Command::new("script")
+            .args(["-qec", &command, "/dev/null"])
+            .env("LC_ALL", "C")
+            .env_remove("TERM")
+            .output()
+            .expect("script is installed (.ci/setup)");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let trace = std::fs::read_to_string(&trace).expect("trace");
+        // `strace -y` names the descriptor: `write(1</dev/pts/N>, …`.
+        let calls = trace
+            .lines()
+            .filter(|l| l.starts_with("write(1</dev/pts/"))
+            .count();
+        (out.stdout.len(), calls)
+    };
+    let (ours, our_writes) = writes(&binary("grep"), "ours");
+    let (gnu, gnu_writes) = writes(Path::new("/usr/bin/grep"), "gnu");
+    assert_eq!(ours, gnu, "bytes on the terminal");
+    assert_eq!(gnu_writes, 2000, "GNU writes each of the 2000 lines");
+    assert_eq!(our_writes, gnu_writes, "write(2) calls on the terminal");
+}
+
 /// Run `grep ARGS input` under `strace -y -e trace=CALLS` (C locale);
 /// its stdout and the trace.
 fn traced(grep: &Path, calls: &str, args: &[&str], input: &Path) -> (Vec<u8>, String) {
