@@ -16,7 +16,9 @@ use std::path::PathBuf;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use samebytes_oracle::binary::live::LiveStdout;
-use samebytes_oracle::binary::live_check::{check_grep_live, grep_runs_live, Strictness};
+use samebytes_oracle::binary::live_check::{
+    check_grep_live, check_grep_live_with, grep_runs_live, Strictness,
+};
 use samebytes_oracle::grep::{grep_case, ColorEnv, GrepCase};
 use samebytes_spec::grep::GrepStdout;
 use samebytes_spec::world::{Node, Stdin, World};
@@ -153,6 +155,30 @@ fn a_binary_part_is_decided_on_what_has_come() {
     live(&["-n", "foo"], bursts, LiveStdout::Pipe);
     let first: &[&[u8]] = &[b"foo\0\n", b"foo\n"];
     live(&["foo"], first, LiveStdout::Pipe);
+}
+
+/// A burst read in many reads is still one burst: with a one-byte stream
+/// buffer (`SAMEBYTES_GREP_BUFFER`, a test knob), the reads that take the
+/// first burst apart do not end the probe; only a pause does.
+#[test]
+fn a_burst_read_a_byte_at_a_time_is_probed_whole() {
+    let first: &[&[u8]] = &[b"foo 1\nfo\0o\n", b"foo 2\n"];
+    let late: &[&[u8]] = &[b"foo 1\n", b"foo 2\nfo\0o\nfoo 3\n"];
+    for bursts in [first, late] {
+        for args in [&["foo"][..], &["-c", "foo"], &["-n", "-v", "x"]] {
+            let case = live_case(args, bursts);
+            let repro = || format!("{args:?} with bursts {bursts:?}, buffer 1");
+            let env = [("SAMEBYTES_GREP_BUFFER", "1".to_string())];
+            let run = |stdout| {
+                check_grep_live_with(&case, &our_grep(), stdout, Strictness::Exact, &env, &repro)
+            };
+            for stdout in [LiveStdout::Pipe, LiveStdout::Terminal] {
+                if let Err(m) = run(stdout) {
+                    panic!("{m}");
+                }
+            }
+        }
+    }
 }
 
 /// Cases of the in-process generator that can run live, each against our
