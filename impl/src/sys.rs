@@ -691,25 +691,18 @@ pub fn grow_pipe(fd: RawFd, size: usize) -> Option<usize> {
 
 /// Would a read of `fd` wait now: has the input nothing to give yet, and
 /// has its writer not gone (`poll` with no timeout finds it neither
-/// readable nor hung up)?  An input that cannot be asked (`poll` fails)
-/// is taken as ready: the read that follows tells.
+/// readable nor hung up)?  A poll that does not wait is never interrupted
+/// (no handler of ours runs while it does), and an input that cannot be
+/// asked (`poll` fails) is taken as ready: the read that follows tells.
 pub fn read_would_wait(fd: RawFd) -> bool {
     let mut p = libc::pollfd {
         fd,
         events: libc::POLLIN,
         revents: 0,
     };
-    loop {
-        // SAFETY: `p` is one valid pollfd, and the count passed is 1; a zero
-        // timeout returns at once.
-        let r = unsafe { libc::poll(&mut p, 1, 0) };
-        match r {
-            0 => return true,
-            r if r > 0 => return false,
-            _ if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted => continue,
-            _ => return false,
-        }
-    }
+    // SAFETY: `p` is one valid pollfd, and the count passed is 1; a zero
+    // timeout returns at once.
+    unsafe { libc::poll(&mut p, 1, 0) == 0 }
 }
 
 // ---------------------------------------------------------------------------
