@@ -88,7 +88,7 @@ fn pipes_are_grown_and_regular_files_are_not() {
 /// ends (reading takes over only for a last line without its newline, or
 /// after a window fails).  Which path ran is invisible in the output, so
 /// only the calls show a mapped search that quietly fell back to reading.
-/// The count is GNU's.
+/// The count and the lines are GNU's.
 #[test]
 fn regular_files_are_mapped_not_read() {
     let scratch = Scratch::new("grep-calls-mapped");
@@ -104,10 +104,16 @@ fn regular_files_are_mapped_not_read() {
     long_line.extend_from_slice(b" word\n");
     long_line.extend(ended(mixed_text(200_000, 4)));
     let long = scratch.file("long", &long_line);
-    for input in [&short, &long] {
-        let (count, trace) = traced(&binary("grep"), "read,mmap", &["-c", "word"], input);
-        let (gnu_count, _) = traced(Path::new("/usr/bin/grep"), "read", &["-c", "word"], input);
-        assert_eq!(count, gnu_count, "{}", input.display());
+    // Counted, and printed into a pipe: only a terminal or
+    // `--line-buffered` (a write per line) reads a file instead.
+    let searches: [&[&str]; 2] = [&["-c", "word"], &["word"]];
+    for (input, args) in [&short, &long]
+        .into_iter()
+        .flat_map(|i| searches.map(|a| (i, a)))
+    {
+        let (count, trace) = traced(&binary("grep"), "read,mmap", args, input);
+        let (gnu_count, _) = traced(Path::new("/usr/bin/grep"), "read", args, input);
+        assert_eq!(count, gnu_count, "{} {args:?}", input.display());
         let name = input.file_name().and_then(|n| n.to_str()).expect("name");
         let of_input = |l: &&str| l.contains(&format!("/{name}>"));
         let read: u64 = trace

@@ -548,3 +548,30 @@ fn a_read_error_after_a_binary_streams_last_nul_searches_up_to_it() {
         }
     }
 }
+
+/// The probe ends at a stream's first pause after some input, and only
+/// there: a pause before any byte does not end it, nor do later pauses
+/// move it.  NULs before, at and after each pause, with bursts of one or
+/// several lines.
+#[test]
+fn the_probe_ends_at_the_first_pause_after_some_input() {
+    let data = b"foo\nfo\0o\nfoo 2\nbar\nf\0oo\nfoo 3\n".to_vec();
+    let pause_sets: [&[usize]; 6] = [&[0, 9], &[0, 4], &[4], &[4, 15, 24], &[9, 19], &[0, 1, 2]];
+    let arg_sets: [&[&[u8]]; 4] = [
+        &[b"foo"],
+        &[b"-n", b"o"],
+        &[b"-c", b"foo"],
+        &[b"-I", b"foo"],
+    ];
+    for pauses in pause_sets {
+        for args in arg_sets {
+            for buffer in [1, 7, 4096] {
+                let mut case = stream_case(args, data.clone(), buffer, false);
+                case.world.stdin_pauses = pauses.to_vec();
+                if let Err(m) = check_grep(&case) {
+                    panic!("pauses {pauses:?}: {m}");
+                }
+            }
+        }
+    }
+}
