@@ -105,10 +105,6 @@ impl Read for LiveReader {
 }
 
 impl GrepStream for LiveReader {
-    fn may_pause(&self) -> bool {
-        true
-    }
-
     fn paused(&mut self) -> bool {
         let s = self.0.state();
         s.pauses.get(s.next) == Some(&s.at)
@@ -126,20 +122,12 @@ impl<R: Read> Read for Flowing<R> {
 }
 
 impl<R: Read + Send> GrepStream for Flowing<R> {
-    fn may_pause(&self) -> bool {
-        true
-    }
-
     fn paused(&mut self) -> bool {
         false
     }
 }
 
 impl<R: GrepStream> GrepStream for ChunkedReader<R> {
-    fn may_pause(&self) -> bool {
-        self.inner().may_pause()
-    }
-
     fn paused(&mut self) -> bool {
         self.inner_mut().paused()
     }

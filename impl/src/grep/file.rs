@@ -214,10 +214,8 @@ impl Search<'_, '_> {
             // GNU reads until it holds a whole line before it finds it
             // has nothing to do: only a failure before that shows.
             let nul_ends_lines = self.binary_rule_applies();
-            if matches!(&input, GrepInput::Reader { reader, .. } if reader.may_pause()) {
-                // Its reads may wait: what came before goes out first.
-                self.sink.flush_through()?;
-            }
+            // Its reads may wait: what came before goes out first.
+            self.sink.flush_through()?;
             let error = first_line_read_error(input, self.terminator, nul_ends_lines);
             (FileState::default(), error)
         } else {

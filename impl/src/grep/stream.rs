@@ -74,11 +74,8 @@ impl Search<'_, '_> {
         reader: &mut dyn GrepStream,
         buf: &mut LineBuffer,
     ) -> Result<Option<io::Error>, Stop> {
-        let may_pause = reader.may_pause();
         loop {
-            // Only an input that may wait, with something to decide or
-            // to write, asks whether it has paused.
-            if may_pause && reader.paused() {
+            if reader.paused() {
                 self.pause(buf)?;
                 if self.file.done {
                     // `-q`, `-l`, `-m` and the like end at the pause, as

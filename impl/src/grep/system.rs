@@ -9,10 +9,8 @@ pub use crate::sys::{DirType, OpenFlags, RawEntry};
 /// An input read as a stream: a pipe, terminal, socket or device, whose
 /// reads may wait for a writer, or a regular file read with read(2).
 pub trait GrepStream: Read + Send {
-    /// Can a read wait for a writer?  Regular files never do.
-    fn may_pause(&self) -> bool;
     /// Has the input paused: would a read wait now, with nothing more to
-    /// give yet?  Asked only of inputs that may pause, before a read.
+    /// give yet?  Asked before each read; a regular file never has.
     fn paused(&mut self) -> bool;
 }
 
@@ -26,9 +24,6 @@ impl<R: Read> Read for NeverPauses<R> {
 }
 
 impl<R: Read + Send> GrepStream for NeverPauses<R> {
-    fn may_pause(&self) -> bool {
-        false
-    }
     fn paused(&mut self) -> bool {
         false
     }
@@ -44,9 +39,6 @@ impl Read for PausingFd {
 }
 
 impl GrepStream for PausingFd {
-    fn may_pause(&self) -> bool {
-        true
-    }
     fn paused(&mut self) -> bool {
         crate::sys::read_would_wait(self.0.raw_fd())
     }

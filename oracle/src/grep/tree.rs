@@ -420,10 +420,6 @@ impl<R: io::Read> io::Read for Slow<R> {
 }
 
 impl<R: GrepStream> GrepStream for Slow<R> {
-    fn may_pause(&self) -> bool {
-        self.inner.may_pause()
-    }
-
     fn paused(&mut self) -> bool {
         self.inner.paused()
     }
