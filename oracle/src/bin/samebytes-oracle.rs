@@ -59,12 +59,8 @@ fn replay_binary(spec: &str, world: Option<&str>) -> ExitCode {
         eprintln!("samebytes-oracle: not a binary reproducer: binary:{spec}");
         return ExitCode::from(2);
     };
-    let bins = match binaries() {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("samebytes-oracle: {e}");
-            return ExitCode::from(2);
-        }
+    let Some(bins) = binaries_or_say() else {
+        return ExitCode::from(2);
     };
     let case = samebytes_oracle::binary::generate(tool, seed);
     println!("{case}");
@@ -86,6 +82,13 @@ fn replay_binary(spec: &str, world: Option<&str>) -> ExitCode {
     }
 }
 
+/// The built binaries, or `None` having said why not.
+fn binaries_or_say() -> Option<samebytes_oracle::binary::Binaries> {
+    binaries()
+        .map_err(|e| eprintln!("samebytes-oracle: {e}"))
+        .ok()
+}
+
 /// `replay live:TOOL:SEED:INDEX`: a live case of the binary campaign.
 fn replay_live(spec: &str) -> ExitCode {
     let mut parts = spec.split(':');
@@ -98,12 +101,8 @@ fn replay_live(spec: &str) -> ExitCode {
         eprintln!("samebytes-oracle: not a live reproducer: live:{spec}");
         return ExitCode::from(2);
     };
-    let bins = match binaries() {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("samebytes-oracle: {e}");
-            return ExitCode::from(2);
-        }
+    let Some(bins) = binaries_or_say() else {
+        return ExitCode::from(2);
     };
     use samebytes_oracle::binary::live_check::campaign_case;
     match campaign_case(&bins, tool, seed, index) {

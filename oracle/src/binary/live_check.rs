@@ -40,6 +40,18 @@ fn runs_live(args: &[Vec<u8>], w: &World) -> bool {
             .all(|n| matches!(n, Node::Regular(_) | Node::Directory))
 }
 
+/// A live case's stage: its files in a scratch folder, its stdin's bytes,
+/// and the locale's variable.
+fn staged(world: &World, utf8: bool) -> (Scratch, &[u8], Vec<(&'static str, String)>) {
+    let scratch = Scratch::new();
+    materialize(world, &scratch.0);
+    let Node::Stream(data) = &world.stdin.node else {
+        panic!("a live case's stdin is a stream");
+    };
+    let locale = if utf8 { "C.UTF-8" } else { "C" };
+    (scratch, data, vec![("LC_ALL", locale.to_string())])
+}
+
 /// The world's files in `dir`.
 fn materialize(world: &World, dir: &Path) {
     for (name, node) in &world.files {
@@ -139,13 +151,7 @@ pub fn check_grep_live_with(
     reproducer: &dyn Fn() -> String,
 ) -> Result<usize, Box<Mismatch>> {
     use samebytes_spec::grep::{grep, grep_at_pauses, GrepStdout};
-    let scratch = Scratch::new();
-    materialize(&case.world, &scratch.0);
-    let Node::Stream(data) = &case.world.stdin.node else {
-        panic!("a live case's stdin is a stream");
-    };
-    let locale = if case.utf8 { "C.UTF-8" } else { "C" };
-    let mut env = vec![("LC_ALL", locale.to_string())];
+    let (scratch, data, mut env) = staged(&case.world, case.utf8);
     for (name, value) in [
         ("GREP_COLORS", &case.colors.grep_colors),
         ("GREP_COLOR", &case.colors.grep_color),
@@ -219,13 +225,7 @@ pub fn check_cat_live_with(
     reproducer: &dyn Fn() -> String,
 ) -> Result<usize, Box<Mismatch>> {
     use samebytes_spec::cat::{cat, cat_at_pauses, CatStdout};
-    let scratch = Scratch::new();
-    materialize(&case.world, &scratch.0);
-    let Node::Stream(data) = &case.world.stdin.node else {
-        panic!("a live case's stdin is a stream");
-    };
-    let locale = if case.utf8 { "C.UTF-8" } else { "C" };
-    let mut env = vec![("LC_ALL", locale.to_string())];
+    let (scratch, data, mut env) = staged(&case.world, case.utf8);
     if case.posixly_correct {
         env.push(("POSIXLY_CORRECT", "1".to_string()));
     }
