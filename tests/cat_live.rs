@@ -75,7 +75,7 @@ fn live_case(args: &[&str], bursts: &[&[u8]]) -> CatCase {
 fn live(program: &Path, args: &[&str], bursts: &[&[u8]], stdout: LiveStdout) {
     let case = live_case(args, bursts);
     let repro = || format!("{} {args:?} with bursts {bursts:?}", program.display());
-    if let Err(m) = check_cat_live(&case, program, stdout, &repro) {
+    if let Err(m) = check_cat_live(&case, program, stdout, &[], &repro) {
         panic!("{m}");
     }
 }
@@ -127,7 +127,7 @@ fn a_file_before_stdin_is_written_before_cat_waits() {
         .insert(b"f".to_vec(), Node::Regular(b"file\n".to_vec()));
     for program in [program.as_path(), Path::new(GNU_CAT)] {
         let repro = || format!("{} {:?}", program.display(), case.args);
-        if let Err(m) = check_cat_live(&case, program, LiveStdout::Pipe, &repro) {
+        if let Err(m) = check_cat_live(&case, program, LiveStdout::Pipe, &[], &repro) {
             panic!("{m}");
         }
     }
@@ -160,7 +160,7 @@ fn generated_cases_run_live_as_the_spec_says() {
                 continue;
             }
             let repro = || format!("{} {}", program.display(), case.reproducer());
-            match check_cat_live(&case, program, stdout, &repro) {
+            match check_cat_live(&case, program, stdout, &[], &repro) {
                 Ok(n) => pauses += n,
                 Err(m) => panic!("{m}"),
             }

@@ -575,3 +575,28 @@ fn the_probe_ends_at_the_first_pause_after_some_input() {
         }
     }
 }
+
+/// `-L -m0` reads each input until it holds a whole line: the names
+/// listed before stdin are written before a read of stdin that waits.
+#[test]
+fn max_count_zero_writes_what_came_before_a_wait_on_stdin() {
+    for pauses in [&[0][..], &[2, 5], &[0, 3]] {
+        for buffer in [1, 4096] {
+            let mut case = stream_case(
+                &[b"-L", b"-m0", b"x", b"f", b"-", b"g"],
+                b"ab\ncd\n".to_vec(),
+                buffer,
+                false,
+            );
+            for name in [&b"f"[..], b"g"] {
+                case.world
+                    .files
+                    .insert(name.to_vec(), Node::Regular(b"x\n".to_vec()));
+            }
+            case.world.stdin_pauses = pauses.to_vec();
+            if let Err(m) = check_grep(&case) {
+                panic!("pauses {pauses:?}: {m}");
+            }
+        }
+    }
+}

@@ -621,7 +621,7 @@ fn gnu_grep_on_a_live_stream_agrees_with_the_spec() {
                 (LiveStdout::Pipe, Strictness::Exact)
             }
         };
-        match check_grep_live(&case, gnu, stdout, strictness, &|| format!("{case:?}")) {
+        match check_grep_live(&case, gnu, stdout, strictness, &[], &|| format!("{case:?}")) {
             Ok(n) => pauses += n,
             Err(m) => failures.push(m.to_string()),
         }

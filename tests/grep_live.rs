@@ -16,9 +16,7 @@ use std::path::PathBuf;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use samebytes_oracle::binary::live::LiveStdout;
-use samebytes_oracle::binary::live_check::{
-    check_grep_live, check_grep_live_with, grep_runs_live, Strictness,
-};
+use samebytes_oracle::binary::live_check::{check_grep_live, grep_runs_live, Strictness};
 use samebytes_oracle::grep::{grep_case, ColorEnv, GrepCase};
 use samebytes_spec::grep::GrepStdout;
 use samebytes_spec::world::{Node, Stdin, World};
@@ -69,7 +67,7 @@ fn live(args: &[&str], bursts: &[&[u8]], stdout: LiveStdout) {
         .any(|d| d.exited || !d.outcome.stdout.is_empty() || !d.outcome.stderr.is_empty());
     assert!(early, "the spec decides nothing before the end: {spec:?}");
     let repro = || format!("{args:?} with bursts {bursts:?}");
-    if let Err(m) = check_grep_live(&case, &our_grep(), stdout, Strictness::Exact, &repro) {
+    if let Err(m) = check_grep_live(&case, &our_grep(), stdout, Strictness::Exact, &[], &repro) {
         panic!("{m}");
     }
     // GNU grep does the same, but where it decides binary input on each
@@ -83,7 +81,7 @@ fn live(args: &[&str], bursts: &[&[u8]], stdout: LiveStdout) {
         _ => Strictness::Exact,
     };
     let gnu = std::path::Path::new("/usr/bin/grep");
-    if let Err(m) = check_grep_live(&case, gnu, stdout, strictness, &repro) {
+    if let Err(m) = check_grep_live(&case, gnu, stdout, strictness, &[], &repro) {
         panic!("GNU grep: {m}");
     }
 }
@@ -170,7 +168,7 @@ fn a_burst_read_a_byte_at_a_time_is_probed_whole() {
             let repro = || format!("{args:?} with bursts {bursts:?}, buffer 1");
             let env = [("SAMEBYTES_GREP_BUFFER", "1".to_string())];
             let run = |stdout| {
-                check_grep_live_with(&case, &our_grep(), stdout, Strictness::Exact, &env, &repro)
+                check_grep_live(&case, &our_grep(), stdout, Strictness::Exact, &env, &repro)
             };
             for stdout in [LiveStdout::Pipe, LiveStdout::Terminal] {
                 if let Err(m) = run(stdout) {
@@ -207,7 +205,7 @@ fn generated_cases_run_live_as_the_spec_says() {
         } else {
             LiveStdout::Pipe
         };
-        match check_grep_live(&case, program, stdout, Strictness::Exact, &|| {
+        match check_grep_live(&case, program, stdout, Strictness::Exact, &[], &|| {
             case.reproducer()
         }) {
             Ok(n) => pauses += n,

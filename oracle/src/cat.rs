@@ -505,11 +505,7 @@ pub fn run_impl_live(
 ) -> (Outcome, Vec<Passed>) {
     let written = Rc::new(Cell::new(0));
     let (stdout_sink, mut stderr, so_far) = order::watched_sinks();
-    let live = match (&case.world.stdin.node, case.world.stdin_pauses()) {
-        (_, pauses) if pauses.is_empty() => None,
-        (Node::Stream(d), pauses) => Some(Live::new(d.clone(), pauses, so_far)),
-        _ => None,
-    };
+    let live = Live::of_stdin(&case.world, so_far);
     let mut system = ModelCat {
         world: &case.world,
         stdout: &case.stdout,

@@ -51,9 +51,9 @@ pub struct World {
     /// a slow producer).  Offsets past the stream's end, and a stdin
     /// that is not a blocking stream, have none.
     pub stdin_pauses: Vec<usize>,
-    /// Set by [`World::at_pause`]: stdin's writer waits here, so a read
-    /// past the bytes held would block.
-    pub paused_at: Option<usize>,
+    /// Set by [`World::at_pause`]: stdin's writer is still there, so a
+    /// read past the bytes held would wait.
+    pub stdin_waits: bool,
 }
 
 /// Where reads fail with EIO: per named regular file, and for a regular
@@ -155,7 +155,7 @@ impl World {
             d.truncate(k);
         }
         w.stdin_pauses = self.stdin_pauses();
-        w.paused_at = Some(k);
+        w.stdin_waits = true;
         w
     }
 }
@@ -251,7 +251,7 @@ impl<'w> Reads<'w> {
         let consumed = std::mem::replace(&mut self.stdin_consumed, true);
         let s = &self.world.stdin;
         self.stdin_open = !consumed
-            && self.world.paused_at.is_some()
+            && self.world.stdin_waits
             && matches!(s.node, Node::Stream(_))
             && !self.world.read_errors.stdin_would_block;
         match &s.node {

@@ -4,7 +4,7 @@
 //! stdin, devices) and on the search threads (`ordered.rs`), whose output
 //! waits in order.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::sync::OnceLock;
 
 use samebytes_spec::grep::{BinaryFiles, Effective, GrepEnv, GrepOptions, ListFiles};
@@ -214,9 +214,10 @@ impl Search<'_, '_> {
             // GNU reads until it holds a whole line before it finds it
             // has nothing to do: only a failure before that shows.
             let nul_ends_lines = self.binary_rule_applies();
-            // Its reads may wait: what came before goes out first.
-            self.sink.flush_through()?;
-            let error = first_line_read_error(input, self.terminator, nul_ends_lines);
+            let sink = &mut self.sink;
+            let error = first_line_read_error(input, self.terminator, nul_ends_lines, &mut || {
+                sink.flush_through()
+            })?;
             (FileState::default(), error)
         } else {
             match self.input(display, input, cfg) {
@@ -313,29 +314,34 @@ fn number_width(size: Option<u64>, line_number: bool) -> usize {
 /// With `-m0`, GNU still reads until it holds one whole line (a line ends
 /// at `terminator`, or with `nul_ends_lines` at a NUL too), and only then
 /// sees it has nothing to do: the error of a read before that, if any.
+/// Before a read that would wait, `before_wait` writes what came before.
 fn first_line_read_error(
     input: GrepInput,
     terminator: u8,
     nul_ends_lines: bool,
-) -> Option<io::Error> {
-    let mut reader: Box<dyn Read + Send> = match input.into_reader() {
+    before_wait: &mut dyn FnMut() -> Result<(), Stop>,
+) -> Result<Option<io::Error>, Stop> {
+    let mut reader = match input.into_reader() {
         Ok(Some(reader)) => reader,
-        Ok(None) => return Some(io::Error::from_raw_os_error(libc::EISDIR)),
-        Err(e) => return Some(e),
+        Ok(None) => return Ok(Some(io::Error::from_raw_os_error(libc::EISDIR))),
+        Err(e) => return Ok(Some(e)),
     };
     let mut buf = vec![0u8; 64 * 1024];
     loop {
+        if reader.paused() {
+            before_wait()?;
+        }
         match crate::io::read_retrying(&mut *reader, &mut buf) {
-            Ok(0) => return None,
+            Ok(0) => return Ok(None),
             Ok(n) => {
                 let got = &buf[..n];
                 if memchr::memchr(terminator, got).is_some()
                     || (nul_ends_lines && memchr::memchr(0, got).is_some())
                 {
-                    return None;
+                    return Ok(None);
                 }
             }
-            Err(e) => return Some(e),
+            Err(e) => return Ok(Some(e)),
         }
     }
 }

@@ -63,10 +63,13 @@ pub enum GrepInput {
 
 impl GrepInput {
     /// The input as a stream from its start, for searches that only read.
-    pub(super) fn into_reader(self) -> io::Result<Option<Box<dyn Read + Send>>> {
+    pub(super) fn into_reader(self) -> io::Result<Option<Box<dyn GrepStream>>> {
         match self {
-            GrepInput::Reader { reader, .. } => Ok(Some(Box::new(reader))),
-            GrepInput::Mapped { file, .. } => file.into_reader(0).map(Some),
+            GrepInput::Reader { reader, .. } => Ok(Some(reader)),
+            GrepInput::Mapped { file, .. } => {
+                let reader = file.into_reader(0)?;
+                Ok(Some(Box::new(NeverPauses(reader))))
+            }
             GrepInput::Directory => Ok(None),
         }
     }

@@ -40,16 +40,48 @@ fn runs_live(args: &[Vec<u8>], w: &World) -> bool {
             .all(|n| matches!(n, Node::Regular(_) | Node::Directory))
 }
 
-/// A live case's stage: its files in a scratch folder, its stdin's bytes,
-/// and the locale's variable.
-fn staged(world: &World, utf8: bool) -> (Scratch, &[u8], Vec<(&'static str, String)>) {
-    let scratch = Scratch::new();
-    materialize(world, &scratch.0);
-    let Node::Stream(data) = &world.stdin.node else {
-        panic!("a live case's stdin is a stream");
-    };
-    let locale = if utf8 { "C.UTF-8" } else { "C" };
-    (scratch, data, vec![("LC_ALL", locale.to_string())])
+/// A live case's stage: its files in a scratch folder, its stdin's bytes
+/// and pauses, and the binary's environment.
+struct Stage<'w> {
+    scratch: Scratch,
+    stdin: &'w [u8],
+    pauses: Vec<usize>,
+    env: Vec<(&'static str, String)>,
+}
+
+impl Stage<'_> {
+    /// The world's files made, the locale's variable and `extra_env` set.
+    fn new<'w>(world: &'w World, utf8: bool, extra_env: &[(&'static str, String)]) -> Stage<'w> {
+        let scratch = Scratch::new();
+        materialize(world, &scratch.0);
+        let Node::Stream(stdin) = &world.stdin.node else {
+            panic!("a live case's stdin is a stream");
+        };
+        let locale = if utf8 { "C.UTF-8" } else { "C" };
+        let mut env = vec![("LC_ALL", locale.to_string())];
+        env.extend(extra_env.iter().cloned());
+        Stage {
+            scratch,
+            stdin,
+            pauses: world.stdin_pauses(),
+            env,
+        }
+    }
+
+    /// Run `program` as `argv0` there, live.
+    fn run(&self, program: &Path, argv0: &str, args: &[Vec<u8>], stdout: LiveStdout) -> LiveRun {
+        let env: Vec<(&str, &str)> = self.env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        run_live(&LiveCommand {
+            program,
+            argv0,
+            args,
+            env: &env,
+            dir: &self.scratch.0,
+            stdin: self.stdin,
+            pauses: &self.pauses,
+            stdout,
+        })
+    }
 }
 
 /// The world's files in `dir`.
@@ -127,56 +159,34 @@ pub fn grep_runs_live(case: &crate::grep::GrepCase) -> bool {
     runs_live(&case.args, &case.world) && stdin_once && !matches!(case.stdout, GrepStdout::File(_))
 }
 
-/// Run `program` (as `grep`) on a grep case live, with `stdout`, and
-/// compare each pause and the end with the spec.  Returns the pauses
-/// checked.
+/// Run `program` (as `grep`) on a grep case live, with `stdout` and
+/// `extra_env` (the fault layer's, say) in its environment, and compare
+/// each pause and the end with the spec.  Returns the pauses checked.
 pub fn check_grep_live(
     case: &crate::grep::GrepCase,
     program: &Path,
     stdout: LiveStdout,
     strictness: Strictness,
-    reproducer: &dyn Fn() -> String,
-) -> Result<usize, Box<Mismatch>> {
-    check_grep_live_with(case, program, stdout, strictness, &[], reproducer)
-}
-
-/// [`check_grep_live`] with more variables in the binary's environment
-/// (the fault layer's).
-pub fn check_grep_live_with(
-    case: &crate::grep::GrepCase,
-    program: &Path,
-    stdout: LiveStdout,
-    strictness: Strictness,
-    extra_env: &[(&str, String)],
+    extra_env: &[(&'static str, String)],
     reproducer: &dyn Fn() -> String,
 ) -> Result<usize, Box<Mismatch>> {
     use samebytes_spec::grep::{grep, grep_at_pauses, GrepStdout};
-    let (scratch, data, mut env) = staged(&case.world, case.utf8);
+    let mut stage = Stage::new(&case.world, case.utf8, extra_env);
     for (name, value) in [
         ("GREP_COLORS", &case.colors.grep_colors),
         ("GREP_COLOR", &case.colors.grep_color),
     ] {
         if let Some(v) = value {
-            env.push((name, String::from_utf8_lossy(v).into_owned()));
+            stage
+                .env
+                .push((name, String::from_utf8_lossy(v).into_owned()));
         }
     }
-    env.extend(extra_env.iter().cloned());
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let stdout = match case.stdout {
         GrepStdout::DevNull => LiveStdout::DevNull,
         _ => stdout,
     };
-    let pauses = case.world.stdin_pauses();
-    let got = run_live(&LiveCommand {
-        program,
-        argv0: "grep",
-        args: &case.args,
-        env: &env,
-        dir: &scratch.0,
-        stdin: data,
-        pauses: &pauses,
-        stdout,
-    });
+    let got = stage.run(program, "grep", &case.args, stdout);
     let mut spec_env = case.env();
     spec_env.stdout_is_terminal = stdout == LiveStdout::Terminal;
     let spec_stdout = match stdout {
@@ -205,43 +215,21 @@ pub fn cat_runs_live(case: &crate::cat::CatCase) -> bool {
 }
 
 /// Run `program` (as `cat`) on a cat case live, with `stdout` (a pipe or
-/// a terminal), and compare each pause and the end with the spec.
-/// Returns the pauses checked.
+/// a terminal) and `extra_env` in its environment, and compare each pause
+/// and the end with the spec.  Returns the pauses checked.
 pub fn check_cat_live(
     case: &crate::cat::CatCase,
     program: &Path,
     stdout: LiveStdout,
-    reproducer: &dyn Fn() -> String,
-) -> Result<usize, Box<Mismatch>> {
-    check_cat_live_with(case, program, stdout, &[], reproducer)
-}
-
-/// [`check_cat_live`] with more variables in the binary's environment.
-pub fn check_cat_live_with(
-    case: &crate::cat::CatCase,
-    program: &Path,
-    stdout: LiveStdout,
-    extra_env: &[(&str, String)],
+    extra_env: &[(&'static str, String)],
     reproducer: &dyn Fn() -> String,
 ) -> Result<usize, Box<Mismatch>> {
     use samebytes_spec::cat::{cat, cat_at_pauses, CatStdout};
-    let (scratch, data, mut env) = staged(&case.world, case.utf8);
+    let mut stage = Stage::new(&case.world, case.utf8, extra_env);
     if case.posixly_correct {
-        env.push(("POSIXLY_CORRECT", "1".to_string()));
+        stage.env.push(("POSIXLY_CORRECT", "1".to_string()));
     }
-    env.extend(extra_env.iter().cloned());
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let pauses = case.world.stdin_pauses();
-    let got = run_live(&LiveCommand {
-        program,
-        argv0: "cat",
-        args: &case.args,
-        env: &env,
-        dir: &scratch.0,
-        stdin: data,
-        pauses: &pauses,
-        stdout,
-    });
+    let got = stage.run(program, "cat", &case.args, stdout);
     let (args, world, cat_env) = (&case.args, &case.world, case.env());
     let decided = cat_at_pauses(args, &cat_env, world, &CatStdout::Stream, None);
     let want = Expected {
@@ -306,7 +294,7 @@ pub fn campaign_case(
                     continue;
                 }
                 let repro = || live_reproducer(tool, seed, index);
-                check_grep_live_with(&case, &program, stdout, Strictness::Exact, &env, &repro)
+                check_grep_live(&case, &program, stdout, Strictness::Exact, &env, &repro)
             }
             _ => {
                 let Ok(tree) = crate::cat::cat_case().new_tree(&mut runner) else {
@@ -317,7 +305,7 @@ pub fn campaign_case(
                     continue;
                 }
                 let repro = || live_reproducer(tool, seed, index);
-                check_cat_live_with(&case, &program, stdout, &env, &repro)
+                check_cat_live(&case, &program, stdout, &env, &repro)
             }
         };
         return checked.map(Some);

@@ -5,6 +5,7 @@
 use super::{check, generate, Binaries, BinaryCase, Tool};
 use crate::campaign::engine::{self, Finished, Lane, Progress, Tally};
 use crate::campaign::Settings;
+use crate::campaign::{pause_table, PauseTally};
 use crate::faultplan::{Counts, Kind, Outcome};
 use crate::mismatch::Mismatch;
 
@@ -67,11 +68,8 @@ pub struct ToolReport {
     /// Per applicable path: cases that took it, and per fault column how
     /// many of those met it.
     pub paths: Vec<(Kind, u64, [u64; FAULTS.len()])>,
-    /// Live runs (`super::live_check::campaign_case`): cases, pauses
-    /// checked, mismatches found.
-    pub live_cases: u64,
-    pub live_pauses: u64,
-    pub live_mismatches: u64,
+    /// The live runs (`super::live_check::campaign_case`).
+    pub live: PauseTally,
 }
 
 /// One case's end: a run under the fault layer with its counts, or a live
@@ -105,9 +103,7 @@ impl ToolReport {
                 .iter()
                 .map(|(k, _)| (*k, 0, [0; FAULTS.len()]))
                 .collect(),
-            live_cases: 0,
-            live_pauses: 0,
-            live_mismatches: 0,
+            live: PauseTally::default(),
         }
     }
 
@@ -182,9 +178,8 @@ impl Tally for ToolReport {
                 result
             }
             CaseDone::Live(result) => {
-                self.live_cases += 1;
-                self.live_pauses += *result.as_ref().unwrap_or(&0) as u64;
-                self.live_mismatches += u64::from(result.is_err());
+                let checked = *result.as_ref().unwrap_or(&0) as u64;
+                self.live.add(checked, result.is_err());
                 result.map(|_| ())
             }
         };
@@ -289,22 +284,11 @@ pub fn render(done: &Finished<ToolReport>, settings: &Settings) -> String {
             out.push('\n');
         }
     }
-    let live: Vec<&&ToolReport> = reports.iter().filter(|r| r.live_cases > 0).collect();
-    if !live.is_empty() {
-        out.push_str(&format!(
-            "\npauses of stdin (live runs: a pipe written burst by burst, output and exit checked at each pause):\n{:<6} {:>17} {:>15} {:>11}\n",
-            "tool", "cases with pauses", "pauses checked", "mismatches"
-        ));
-        for r in live {
-            out.push_str(&format!(
-                "{:<6} {:>17} {:>15} {:>11}\n",
-                r.tool.name(),
-                r.live_cases,
-                r.live_pauses,
-                r.live_mismatches
-            ));
-        }
-    }
+    let live: Vec<_> = reports.iter().map(|r| (r.tool.name(), r.live)).collect();
+    out.push_str(&pause_table(
+        "live runs: a pipe written burst by burst, ",
+        &live,
+    ));
     let unreached: Vec<String> = reports.iter().flat_map(|r| r.unreached()).collect();
     if !unreached.is_empty() {
         out.push_str("\nUnreached (paths not taken fail every campaign; cells not met fail a --strict one):\n");
@@ -354,12 +338,7 @@ pub fn summary(
             notes: r
                 .unreached()
                 .into_iter()
-                .chain((r.live_cases > 0).then(|| {
-                    format!(
-                        "pauses of stdin (live runs): {} cases with pauses, {} pauses checked, {} mismatches",
-                        r.live_cases, r.live_pauses, r.live_mismatches
-                    )
-                }))
+                .chain((r.live.cases > 0).then(|| r.live.note()))
                 .collect(),
             paths,
             mismatches: r.mismatches.iter().map(MismatchSummary::of).collect(),

@@ -64,8 +64,7 @@ fn identity(path: &Path) -> (u64, u64) {
 /// How much of a stream stdin is in the pipe or socket before the binary
 /// starts: its first 32 KiB, grep's binary probe, so that a pause of the
 /// feeder below, which the spec does not know of, never ends the probe
-/// early (a pause of a live stream is checked in `crate::live` and
-/// `tests/live_binary.rs`).  Well within a pipe's and a socket's buffer.
+/// early (a live stream's pauses are checked by `super::live`).  Well within a pipe's and a socket's buffer.
 fn first_burst(data: &[u8]) -> usize {
     data.len().min(samebytes_spec::grep::BINARY_PREFIX)
 }

@@ -23,12 +23,55 @@ pub struct ToolReport {
     /// with carry-over), and where one reached past the 32 KiB probe.
     pub refilled: Option<u64>,
     pub past_probe: Option<u64>,
-    /// Cases whose stdin paused, the pauses checked in them, and the
-    /// mismatches found at a pause (`crate::live`).
-    pub paused_cases: u64,
-    pub pauses_checked: u64,
-    pub pause_mismatches: u64,
+    /// The pauses of stdin checked (`crate::live`).
+    pub pauses: PauseTally,
     pub mismatches: Vec<Mismatch>,
+}
+
+/// Pauses of stdin a campaign checked for one tool: the cases whose stdin
+/// paused, the pauses checked in them, and the mismatches found at one.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PauseTally {
+    pub cases: u64,
+    pub checked: u64,
+    pub mismatches: u64,
+}
+
+impl PauseTally {
+    /// One case's: the pauses it checked, or its mismatch.
+    pub fn add(&mut self, checked: u64, mismatch_at_pause: bool) {
+        self.cases += 1;
+        self.checked += checked;
+        self.mismatches += u64::from(mismatch_at_pause);
+    }
+
+    /// For a report's notes.
+    pub fn note(&self) -> String {
+        format!(
+            "pauses of stdin: {} cases with pauses, {} pauses checked, {} mismatches",
+            self.cases, self.checked, self.mismatches
+        )
+    }
+}
+
+/// A row per tool whose cases paused: what had been written, and whether
+/// the run had exited, checked at each pause of stdin (`how`: where).
+pub(crate) fn pause_table(how: &str, rows: &[(&str, PauseTally)]) -> String {
+    let rows: Vec<_> = rows.iter().filter(|(_, p)| p.cases > 0).collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "\npauses of stdin ({how}output and exit checked at each):\n{:<6} {:>17} {:>15} {:>11}\n",
+        "tool", "cases with pauses", "pauses checked", "mismatches"
+    );
+    for (tool, p) in rows {
+        out.push_str(&format!(
+            "{:<6} {:>17} {:>15} {:>11}\n",
+            tool, p.cases, p.checked, p.mismatches
+        ));
+    }
+    out
 }
 
 /// What a campaign is asked to do.
@@ -90,12 +133,14 @@ impl engine::Tally for ToolReport {
             *r += u64::from(case.refilled);
             *p += u64::from(case.past_probe);
         }
-        self.paused_cases += u64::from(case.paused);
-        self.pauses_checked += case.pauses_checked;
-        let m = case.mismatch?;
-        if m.stream == crate::mismatch::Stream::Pause {
-            self.pause_mismatches += 1;
+        if case.paused {
+            let at_pause = case
+                .mismatch
+                .as_ref()
+                .is_some_and(|m| m.stream == crate::mismatch::Stream::Pause);
+            self.pauses.add(case.pauses_checked, at_pause);
         }
+        let m = case.mismatch?;
         let line = format!(
             "{}: mismatch in {:?}: {}",
             self.tool, m.stream, m.reproducer
@@ -279,31 +324,12 @@ pub fn render(done: &Finished<ToolReport>, settings: &Settings) -> String {
             ));
         }
     }
-    out.push_str(&pause_table(&reports));
+    let pauses: Vec<_> = reports.iter().map(|r| (r.tool, r.pauses)).collect();
+    out.push_str(&pause_table("", &pauses));
     for r in &reports {
         for m in &r.mismatches {
             out.push_str(&format!("\n{m}"));
         }
-    }
-    out
-}
-
-/// The pauses row of each tool whose cases pause: what had been written,
-/// and whether the run had exited, checked at each pause of stdin.
-fn pause_table(reports: &[&ToolReport]) -> String {
-    let paused: Vec<&&ToolReport> = reports.iter().filter(|r| r.paused_cases > 0).collect();
-    if paused.is_empty() {
-        return String::new();
-    }
-    let mut out = format!(
-        "\npauses of stdin (output and exit checked at each):\n{:<6} {:>17} {:>15} {:>11}\n",
-        "tool", "cases with pauses", "pauses checked", "mismatches"
-    );
-    for r in paused {
-        out.push_str(&format!(
-            "{:<6} {:>17} {:>15} {:>11}\n",
-            r.tool, r.paused_cases, r.pauses_checked, r.pause_mismatches
-        ));
     }
     out
 }
@@ -326,11 +352,8 @@ pub fn summary(done: &Finished<ToolReport>, settings: &Settings) -> report::Summ
             )],
             _ => Vec::new(),
         };
-        if r.paused_cases > 0 {
-            notes.push(format!(
-                "pauses of stdin: {} cases with pauses, {} pauses checked, {} mismatches",
-                r.paused_cases, r.pauses_checked, r.pause_mismatches
-            ));
+        if r.pauses.cases > 0 {
+            notes.push(r.pauses.note());
         }
         s.tools.push(report::ToolSummary {
             name: r.tool,

@@ -615,11 +615,7 @@ pub fn run_impl(case: &GrepCase, strategy: FileStrategy) -> Outcome {
 /// on past.
 pub fn run_impl_live(case: &GrepCase, strategy: FileStrategy) -> (Outcome, Vec<Passed>) {
     let (stdout_sink, mut stderr, written) = order::watched_sinks();
-    let live = match (&case.world.stdin.node, case.world.stdin_pauses()) {
-        (_, pauses) if pauses.is_empty() => None,
-        (Node::Stream(d), pauses) => Some(Live::new(d.clone(), pauses, written)),
-        _ => None,
-    };
+    let live = Live::of_stdin(&case.world, written);
     let mut system = ModelGrep {
         files: ModelFiles { case, strategy },
         stdin_consumed: Cell::new(false),

@@ -857,10 +857,10 @@ impl Run<'_> {
 /// A run waiting at a pause of stdin: what it has written, unless a write
 /// failed on the way, which has ended it.
 fn paused(out: Transcript, failure: Option<StdoutFailure>, program: &str) -> Ran {
-    let ran = finish(out, 0, failure, program);
+    let failed = failure.is_some_and(|f| out.stdout.len() > f.limit);
     Ran {
-        paused: ran.outcome.status == 0,
-        ..ran
+        paused: !failed,
+        ..finish(out, 0, failure, program)
     }
 }
 
