@@ -29,7 +29,8 @@ pub enum Strictness {
 /// NUL), stdin a stream that pauses, small enough for one burst per pipe
 /// write, nothing the real system cannot give (read errors, a
 /// non-blocking stdin, named streams, unreadable files for a root that
-/// reads everything)?
+/// reads everything), and no name the real system resolves otherwise
+/// than the world does?
 fn runs_live(args: &[Vec<u8>], w: &World) -> bool {
     args.iter().all(|a| !a.contains(&0))
         && matches!(&w.stdin.node, Node::Stream(d) if d.len() <= BURST_MAX)
@@ -38,6 +39,49 @@ fn runs_live(args: &[Vec<u8>], w: &World) -> bool {
         && w.files
             .values()
             .all(|n| matches!(n, Node::Regular(_) | Node::Directory))
+        && names_agree(args, w)
+}
+
+/// Does every name an argument could carry resolve in the world's files,
+/// made real in a scratch folder, as the world resolves it?  The world
+/// knows its files by exact name, while the real system also resolves
+/// `/`, `.`, `..`, `d/` and the like, so a generated operand such as `/`
+/// would otherwise be a directory live and missing in the spec.  The
+/// names checked are each argument and, for an option, whatever could be
+/// its attached value (after `=`, or after any letter of `-abc`); a
+/// pattern that happens to be such a name only costs the case its live
+/// run.
+fn names_agree(args: &[Vec<u8>], w: &World) -> bool {
+    let scratch = Scratch::new();
+    materialize(w, &scratch.0);
+    let candidates = args.iter().flat_map(|a| {
+        let attached: Vec<&[u8]> = match a.strip_prefix(b"--") {
+            Some(long) => long
+                .iter()
+                .position(|&b| b == b'=')
+                .map(|i| &long[i + 1..])
+                .into_iter()
+                .collect(),
+            None if a.starts_with(b"-") => (1..a.len()).map(|i| &a[i..]).collect(),
+            None => Vec::new(),
+        };
+        std::iter::once(a.as_slice()).chain(attached)
+    });
+    candidates.into_iter().all(|name| {
+        let real = if name.is_empty() {
+            Err(Some(libc::ENOENT))
+        } else {
+            std::fs::metadata(scratch.0.join(std::ffi::OsStr::from_bytes(name)))
+                .map_err(|e| e.raw_os_error())
+        };
+        match (w.lookup(name), real) {
+            (Ok(Node::Regular(_)), Ok(m)) => m.is_file(),
+            (Ok(Node::Directory), Ok(m)) => m.is_dir(),
+            (Err(samebytes_spec::Errno::NoEntry), Err(Some(e))) => e == libc::ENOENT,
+            (Err(samebytes_spec::Errno::NameTooLong), Err(Some(e))) => e == libc::ENAMETOOLONG,
+            _ => false,
+        }
+    })
 }
 
 /// A live case's stage: its files in a scratch folder, its stdin's bytes
@@ -319,4 +363,50 @@ pub fn live_reproducer(tool: super::Tool, seed: u64, index: u64) -> String {
         "samebytes-oracle replay live:{}:{seed}:{index}",
         tool.name()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn world() -> World {
+        let mut w = World::default();
+        w.files
+            .insert(b"a".to_vec(), Node::Regular(b"x\n".to_vec()));
+        w.files.insert(b"d".to_vec(), Node::Directory);
+        w.stdin.node = Node::Stream(b"x\ny\n".to_vec());
+        w.stdin_pauses = vec![2];
+        w
+    }
+
+    /// Names the world resolves as the real system does, and names it
+    /// does not (each seen as a campaign mismatch before the check, as
+    /// `cat: /: Is a directory` live beside the spec's missing `/`).
+    #[test]
+    fn runs_live_only_where_the_world_resolves_as_the_system_does() {
+        let w = world();
+        let agree = |args: &[&[u8]]| {
+            let args: Vec<Vec<u8>> = args.iter().map(|a| a.to_vec()).collect();
+            runs_live(&args, &w)
+        };
+        for same in [
+            &[&b"a"[..], b"d"][..],
+            &[b"missing", b"-n", b"--", b""],
+            &[b"d/x"],
+        ] {
+            assert!(agree(same), "{same:?}");
+        }
+        for differ in [
+            &[&b"/"[..]][..],
+            &[b"."],
+            &[b"../"],
+            &[b"d/"],
+            &[b"./a"],
+            &[b"a/b"],
+            &[b"--file=/"],
+            &[b"-f/etc"],
+        ] {
+            assert!(!agree(differ), "{differ:?}");
+        }
+    }
 }
