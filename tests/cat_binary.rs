@@ -546,12 +546,6 @@ fn a_line_of_twelve_mebibytes() {
     }
 }
 
-/// F_GETPIPE_SZ of a pipe end we hold.
-fn pipe_size(end: &impl std::os::fd::AsRawFd) -> i32 {
-    // SAFETY: F_GETPIPE_SZ only queries the pipe behind a descriptor we own.
-    unsafe { libc::fcntl(end.as_raw_fd(), libc::F_GETPIPE_SZ) }
-}
-
 #[test]
 fn pipes_are_grown_for_splicing_and_for_formatted_output() {
     // Growing pipes changes only speed, so only the pipes can tell.
@@ -561,7 +555,7 @@ fn pipes_are_grown_for_splicing_and_for_formatted_output() {
         let (out_r, out_w) = std::io::pipe().expect("pipe");
         let (in_r, in_w) = std::io::pipe().expect("pipe");
         let in_probe = in_r.try_clone().expect("clone");
-        assert_eq!(pipe_size(&out_r), 64 * 1024);
+        assert_eq!(common::sys::pipe_size(&out_r), 64 * 1024);
         let mut child = cat()
             .args(args)
             .current_dir(&s.path)
@@ -571,14 +565,22 @@ fn pipes_are_grown_for_splicing_and_for_formatted_output() {
             .expect("spawn cat");
         drop(in_w);
         assert!(child.wait().expect("wait").success());
-        assert_eq!(pipe_size(&out_r), 1024 * 1024, "stdout pipe, {args:?}");
+        assert_eq!(
+            common::sys::pipe_size(&out_r),
+            1024 * 1024,
+            "stdout pipe, {args:?}"
+        );
         // Spliced from, the input pipe is grown too; otherwise left alone.
         let want_in = if args == ["-"] {
             1024 * 1024
         } else {
             64 * 1024
         };
-        assert_eq!(pipe_size(&in_probe), want_in, "stdin pipe, {args:?}");
+        assert_eq!(
+            common::sys::pipe_size(&in_probe),
+            want_in,
+            "stdin pipe, {args:?}"
+        );
     }
 }
 
@@ -588,16 +590,11 @@ fn pipes_are_grown_for_splicing_and_for_formatted_output() {
 /// splice cannot tell which end said EAGAIN) or a file.
 #[test]
 fn a_dry_non_blocking_stdin_pipe_ends_cat_as_gnu() {
-    use std::os::fd::AsRawFd;
     let scratch = Scratch::new("cat-dry-pipe");
     let run = |program: &std::path::Path, to_file: bool| {
         let (reader, mut writer) = std::io::pipe().expect("pipe");
         writer.write_all(b"held bytes\n").expect("preload");
-        // SAFETY: F_GETFL/F_SETFL on a descriptor this test owns.
-        unsafe {
-            let flags = libc::fcntl(reader.as_raw_fd(), libc::F_GETFL);
-            libc::fcntl(reader.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
-        }
+        common::sys::set_nonblocking(&reader);
         let mut c = Command::new(program);
         std::os::unix::process::CommandExt::arg0(&mut c, "cat");
         c.stdin(reader).env("LC_ALL", "C");

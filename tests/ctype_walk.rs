@@ -17,76 +17,13 @@
 //! with direct calls to the C library made here, in a locale object of this
 //! test's own.
 
-use std::ffi::{c_int, c_void, CStr};
+mod common;
 
 use samebytes::utf8::{self, Head};
 use samebytes::wc::classes::{self, c_is_printable, c_is_space};
 use samebytes_spec::text;
 
-extern "C" {
-    fn wcwidth(c: libc::wchar_t) -> c_int;
-    fn iswprint(c: u32) -> c_int;
-    fn iswspace(c: u32) -> c_int;
-    fn iswalnum(c: u32) -> c_int;
-    fn mbrtowc(pwc: *mut libc::wchar_t, s: *const u8, n: usize, ps: *mut c_void) -> usize;
-}
-
-/// Install `name`'s LC_CTYPE for this thread (the test's own thread; the
-/// global locale stays C).
-fn use_ctype(name: &CStr) {
-    // SAFETY: a valid NUL-terminated name and a null base; the result is
-    // checked before it is installed, and never freed.
-    let handle =
-        unsafe { libc::newlocale(libc::LC_CTYPE_MASK, name.as_ptr(), std::ptr::null_mut()) };
-    assert!(!handle.is_null(), "this machine has no {name:?} locale");
-    // SAFETY: `handle` is a valid locale object that outlives the thread.
-    unsafe { libc::uselocale(handle) };
-}
-
-/// The C library's classes of one code point in the installed locale.
-#[derive(Debug, PartialEq, Eq)]
-struct Libc {
-    width: i32,
-    printable: bool,
-    space: bool,
-    alnum: bool,
-}
-
-fn libc_classes(code: u32) -> Libc {
-    // SAFETY: the four functions only read the current locale's tables;
-    // wchar_t holds every code point below 2^31.
-    unsafe {
-        Libc {
-            width: wcwidth(code as libc::wchar_t),
-            printable: iswprint(code) != 0,
-            space: iswspace(code) != 0,
-            alnum: iswalnum(code) != 0,
-        }
-    }
-}
-
-/// How the C library decodes the first character of `bytes`, in the terms
-/// of `utf8::head`.
-fn libc_head(bytes: &[u8]) -> Head {
-    let mut state = [0u64; 2];
-    let mut wc: libc::wchar_t = 0;
-    // SAFETY: `bytes` is valid for its length; `state` is a zeroed
-    // mbstate_t (8 bytes in glibc; 16 are given) meaning the initial state.
-    let n = unsafe {
-        mbrtowc(
-            &mut wc,
-            bytes.as_ptr(),
-            bytes.len(),
-            state.as_mut_ptr().cast(),
-        )
-    };
-    match n {
-        usize::MAX => Head::Invalid,
-        n if n == usize::MAX - 1 => Head::Incomplete,
-        0 => Head::Char(0, 1),
-        n => Head::Char(wc as u32, n),
-    }
-}
+use common::sys::ctype::{self, libc_classes, libc_head, use_ctype};
 
 /// The generalised UTF-8 form of a code point (surrogates included, up to
 /// six bytes), which glibc decodes or rejects.
@@ -191,13 +128,7 @@ fn every_code_point_is_classified_as_the_c_library_does_in_c_utf8() {
 fn every_byte_is_classified_as_the_c_library_does_in_c() {
     use_ctype(c"C");
     for b in 0..=255u8 {
-        // SAFETY: isspace and isprint take any value of unsigned char.
-        let (space, printable) = unsafe {
-            (
-                libc::isspace(c_int::from(b)) != 0,
-                libc::isprint(c_int::from(b)) != 0,
-            )
-        };
+        let (space, printable) = ctype::c_space_and_printable(b);
         assert_eq!(c_is_space(b), space, "byte {b:#04x}: impl isspace");
         assert_eq!(c_is_printable(b), printable, "byte {b:#04x}: impl isprint");
         assert_eq!(

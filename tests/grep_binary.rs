@@ -477,7 +477,7 @@ fn output_is_flushed_before_a_read_that_may_block() {
             .expect("spawn grep");
         // A grep that waits for input before writing would hang the test:
         // kill it after a while, so the read below ends and fails.
-        let pid = child.id() as libc::pid_t;
+        let pid = child.id();
         let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let watchdog = {
             let done = done.clone();
@@ -488,9 +488,9 @@ fn output_is_flushed_before_a_read_that_may_block() {
                         return;
                     }
                 }
-                // SAFETY: kill(2) takes plain integers; the pid is our own
-                // child, not yet reaped (we wait for it only after `done`).
-                unsafe { libc::kill(pid, libc::SIGKILL) };
+                // Our own child, not yet reaped (we wait for it only after
+                // `done`).
+                common::sys::kill(pid, libc::SIGKILL);
             })
         };
         let mut stdin = child.stdin.take().expect("stdin");

@@ -124,9 +124,7 @@ fn make_dir(rng: &mut Rng, root: &Path, rel: &[u8], depth: usize, made: &mut Mad
                 std::os::unix::fs::symlink(OsStr::from_bytes(target), &full).unwrap();
             }
             _ if fifos => {
-                let c = std::ffi::CString::new(full.as_os_str().as_bytes()).unwrap();
-                // SAFETY: a valid NUL-terminated path.
-                assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+                common::sys::mkfifo(&full).expect("mkfifo");
                 made.fifos = true;
             }
             _ => {}
@@ -228,7 +226,7 @@ fn run_grep(
 
 #[test]
 fn recursive_search_matches_gnu_on_generated_trees() {
-    let root_user = unsafe { libc::geteuid() } == 0;
+    let root_user = common::sys::is_root();
     let cases = std::env::var("SAMEBYTES_TREE_CASES")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -607,8 +607,7 @@ fn a_stray_sigbus_kills_wc_as_it_kills_gnus() {
             .spawn()
             .expect("spawn wc");
         std::thread::sleep(Duration::from_millis(delay_ms));
-        // SAFETY: kill(2) on our own child's pid, which is not yet reaped.
-        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGBUS) };
+        common::sys::kill(child.id(), libc::SIGBUS);
         let out = child.wait_with_output().expect("wait");
         if out.status.success() {
             continue; // it was done before the signal came
@@ -631,7 +630,6 @@ fn a_stray_sigbus_kills_wc_as_it_kills_gnus() {
 /// The pipe holds data at first, so the error comes after bytes counted.
 #[test]
 fn a_dry_non_blocking_stdin_pipe_is_counted_to_its_error_as_gnu() {
-    use std::os::fd::AsRawFd;
     // Printable ASCII and spaces: 9.1 and current GNU count its words
     // alike (`words-count-unprintables-since-9.5`).
     let held: Vec<u8> = (0..300)
@@ -640,11 +638,7 @@ fn a_dry_non_blocking_stdin_pipe_is_counted_to_its_error_as_gnu() {
     let run = |program: &std::path::Path, args: &[&str]| {
         let (reader, mut writer) = std::io::pipe().expect("pipe");
         writer.write_all(&held).expect("preload");
-        // SAFETY: F_GETFL/F_SETFL on a descriptor this test owns.
-        unsafe {
-            let flags = libc::fcntl(reader.as_raw_fd(), libc::F_GETFL);
-            libc::fcntl(reader.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
-        }
+        common::sys::set_nonblocking(&reader);
         let mut c = Command::new(program);
         std::os::unix::process::CommandExt::arg0(&mut c, "wc");
         let out = c

@@ -88,12 +88,6 @@ fn read_exactly(r: &mut impl Read, len: usize, slow: bool, seed: u64) -> Vec<u8>
     got
 }
 
-/// F_GETPIPE_SZ of a pipe end we hold.
-fn pipe_size(end: &impl std::os::fd::AsRawFd) -> i32 {
-    // SAFETY: F_GETPIPE_SZ only queries the pipe behind a descriptor we own.
-    unsafe { libc::fcntl(end.as_raw_fd(), libc::F_GETPIPE_SZ) }
-}
-
 #[test]
 fn exact_prefixes_from_a_real_pipe_default_sized_and_grown() {
     for args in operand_sets() {
@@ -104,15 +98,8 @@ fn exact_prefixes_from_a_real_pipe_default_sized_and_grown() {
             for (len, slow) in [(1, false), (4097, true), (300_001, true), (5 << 20, false)] {
                 let (mut r, w) = std::io::pipe().expect("pipe");
                 if i == 2 {
-                    // SAFETY: F_SETPIPE_SZ on a pipe we own.
-                    unsafe {
-                        libc::fcntl(
-                            std::os::fd::AsRawFd::as_raw_fd(&w),
-                            libc::F_SETPIPE_SZ,
-                            want_size,
-                        )
-                    };
-                    assert_eq!(pipe_size(&w), want_size);
+                    common::sys::set_pipe_size(&w, want_size);
+                    assert_eq!(common::sys::pipe_size(&w), want_size);
                 }
                 let child = yes()
                     .args(os(&args))
@@ -123,7 +110,7 @@ fn exact_prefixes_from_a_real_pipe_default_sized_and_grown() {
                     .spawn()
                     .expect("spawn yes");
                 let got = read_exactly(&mut r, len, slow, len as u64);
-                let grown = pipe_size(&r);
+                let grown = common::sys::pipe_size(&r);
                 drop(r);
                 let out = child.wait_with_output().expect("wait");
                 let what = format!("{}, {len} bytes, pipe {pipe_setting}", args_text(&args));
@@ -375,17 +362,7 @@ fn without_room_for_the_big_buffer_yes_goes_on_with_small_writes() {
             .env("SAMEBYTES_YES_DEBUG", "1")
             .stdout(w)
             .stderr(Stdio::piped());
-        // SAFETY: setrlimit is async-signal-safe.
-        unsafe {
-            cmd.pre_exec(|| {
-                let rl = libc::rlimit {
-                    rlim_cur: 5000 << 10,
-                    rlim_max: 5000 << 10,
-                };
-                libc::setrlimit(libc::RLIMIT_AS, &rl);
-                Ok(())
-            });
-        }
+        common::sys::limit_address_space(&mut cmd, 5000 << 10);
         let child = cmd.spawn().expect("spawn yes");
         // The Command holds our copy of the pipe's write end.
         drop(cmd);

@@ -42,14 +42,7 @@ fn command(program: &Path, args: &[Vec<u8>], posixly_correct: bool) -> Command {
     } else {
         cmd.env_remove("POSIXLY_CORRECT");
     }
-    // SAFETY: only signal(), which is async-signal-safe, runs between fork
-    // and exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::signal(libc::SIGPIPE, libc::SIG_IGN);
-            Ok(())
-        });
-    }
+    common::sys::ignore_sigpipe_in_child(&mut cmd);
     cmd
 }
 

@@ -12,6 +12,11 @@
 //! the process's global locale is never touched, so callers on any thread,
 //! in any order, get the same answers.
 
+// An FFI crate: the C library's locale calls are its whole purpose, so `unsafe` is
+// allowed here (the workspace denies it elsewhere); each block says why it
+// holds.
+#![allow(unsafe_code)]
+
 use std::ffi::{c_int, CStr};
 use std::sync::OnceLock;
 

@@ -17,6 +17,11 @@
 //! are the caller's: that is GNU's searching, which the reference and the
 //! binaries each write for themselves.
 
+// An FFI crate: PCRE2's calls are its whole purpose, so `unsafe` is
+// allowed here (the workspace denies it elsewhere); each block says why it
+// holds.
+#![allow(unsafe_code)]
+
 use std::ffi::c_int;
 use std::ptr::NonNull;
 use std::sync::Mutex;
@@ -183,16 +188,16 @@ fn run(
     };
     let options = if notbol { PCRE2_NOTBOL } else { 0 };
     loop {
-        // SAFETY: the code is compiled; the subject pointer is valid
-        // for its length (an empty slice's dangling pointer is never
-        // read); the match data and context are live and ours alone
-        // (under the lock, or through the owner's &mut).  Either
-        // function takes the same arguments.
+        // Either function takes the same arguments.
         let matcher = if state.jit {
             pcre2_jit_match_8
         } else {
             pcre2_match_8
         };
+        // SAFETY: the code is compiled; the subject pointer is valid for
+        // its length, with readable bytes around an empty one (above); the
+        // match data and context are live and ours alone (under the lock,
+        // or through the owner's &mut).
         let e = unsafe {
             matcher(
                 code.as_ptr(),

@@ -5,6 +5,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
+#[allow(unsafe_code)]
+pub mod sys;
+#[allow(unused_imports)]
+pub use sys::{close_in_child, limit_file_size};
+
 /// The built binary `name` from the `samebytes` package, building it (in
 /// the same profile as the tests) if it is not there yet.
 pub fn binary(name: &str) -> PathBuf {
@@ -181,45 +186,12 @@ pub fn run_in_world(
     out
 }
 
-/// Close descriptor `fd` in the child after its redirections (`<&-`,
-/// `>&-`).
-pub fn close_in_child(cmd: &mut Command, fd: i32) {
-    use std::os::unix::process::CommandExt;
-    // SAFETY: between fork and exec only close(2) runs, which is
-    // async-signal-safe.
-    unsafe {
-        cmd.pre_exec(move || {
-            libc::close(fd);
-            Ok(())
-        });
-    }
-}
-
 /// /dev/full opened for writing, to be a tool's stdout.
 pub fn dev_full() -> std::fs::File {
     std::fs::OpenOptions::new()
         .write(true)
         .open("/dev/full")
         .expect("/dev/full")
-}
-
-/// Run `cmd` with RLIMIT_FSIZE at `bytes` and SIGXFSZ ignored, so the write
-/// that reaches the limit is cut short and the next fails with EFBIG.
-pub fn limit_file_size(cmd: &mut Command, bytes: u64) {
-    use std::os::unix::process::CommandExt;
-    // SAFETY: between fork and exec only setrlimit and signal run, which
-    // are async-signal-safe.
-    unsafe {
-        cmd.pre_exec(move || {
-            let rl = libc::rlimit {
-                rlim_cur: bytes,
-                rlim_max: bytes,
-            };
-            libc::setrlimit(libc::RLIMIT_FSIZE, &rl);
-            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-            Ok(())
-        });
-    }
 }
 
 /// Write `data` to `w` in pseudo-random chunks with pauses, as a slow

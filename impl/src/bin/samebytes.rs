@@ -2,12 +2,4 @@
 //! under or by its first argument (`samebytes wc -l`).
 #![no_main]
 
-/// The C entry point: Rust's runtime start-up is skipped for speed
-/// (`samebytes::sys::start_process` says what it did that matters).
-#[no_mangle]
-pub extern "C" fn main(
-    _argc: std::ffi::c_int,
-    _argv: *const *const std::ffi::c_char,
-) -> std::ffi::c_int {
-    samebytes::multicall::main()
-}
+samebytes::c_main!(samebytes::multicall::main());

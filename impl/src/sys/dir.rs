@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd};
 
-use super::{info_from_stat, FileInfo};
+use super::fd::{info_from_stat, FileInfo};
 
 fn c_path(path: &[u8]) -> io::Result<CString> {
     // A name with a NUL in it names nothing the kernel could find.
@@ -237,8 +237,8 @@ pub fn fnmatch_in(pattern: &[u8], name: &[u8], utf8: bool) -> bool {
     };
     let (p, n) = (cut(pattern), cut(name));
     let handle = match utf8 {
-        true => super::utf8_ctype_handle(),
-        false => super::c_ctype_handle(),
+        true => super::locale::utf8_ctype_handle(),
+        false => super::locale::c_ctype_handle(),
     };
     // SAFETY: `handle` is a valid locale object (or LC_GLOBAL_LOCALE) that
     // lives for the rest of the process; uselocale changes only this

@@ -11,8 +11,9 @@
 //! holds nothing (`FIONREAD`).  A woken thread shows as running, so a
 //! burst it has not taken yet is never mistaken for a pause.
 
+use std::io::Read;
 use std::io::{ErrorKind, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
@@ -79,17 +80,17 @@ pub const BURST_MAX: usize = 1 << 20;
 
 /// A descriptor we read without waiting.
 struct Collected {
-    fd: Option<OwnedFd>,
+    fd: Option<std::fs::File>,
     bytes: Vec<u8>,
 }
 
 impl Collected {
     fn new(fd: Option<OwnedFd>) -> Collected {
         if let Some(fd) = &fd {
-            set_nonblocking(fd.as_raw_fd());
+            crate::sys::set_nonblocking(fd.as_fd());
         }
         Collected {
-            fd,
+            fd: fd.map(std::fs::File::from),
             bytes: Vec::new(),
         }
     }
@@ -97,17 +98,15 @@ impl Collected {
     /// Take what is there now.  Returns false at its end (a pty's master
     /// reads EIO once its slave side is closed everywhere).
     fn take(&mut self) -> bool {
-        let Some(fd) = &self.fd else {
+        let Some(mut file) = self.fd.as_ref() else {
             return false;
         };
         let mut buf = [0u8; 65536];
         loop {
-            // SAFETY: `buf` is valid for its length; `fd` is open.
-            let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
-            match n {
-                n if n > 0 => self.bytes.extend_from_slice(&buf[..n as usize]),
-                0 => return false,
-                _ => match std::io::Error::last_os_error().kind() {
+            match file.read(&mut buf) {
+                Ok(0) => return false,
+                Ok(n) => self.bytes.extend_from_slice(&buf[..n]),
+                Err(e) => match e.kind() {
                     ErrorKind::Interrupted => {}
                     ErrorKind::WouldBlock => return true,
                     _ => return false,
@@ -125,26 +124,6 @@ impl Collected {
     }
 }
 
-fn set_nonblocking(fd: RawFd) {
-    // SAFETY: fcntl on a descriptor we own changes only its flags.
-    unsafe {
-        let flags = libc::fcntl(fd, libc::F_GETFL);
-        libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
-    }
-}
-
-/// Bytes in a pipe not yet read, asked on either end.
-fn unread(fd: RawFd) -> usize {
-    let mut n: libc::c_int = 0;
-    // SAFETY: FIONREAD writes one int through the pointer given.
-    let r = unsafe { libc::ioctl(fd, libc::FIONREAD, &mut n) };
-    if r < 0 {
-        0
-    } else {
-        n as usize
-    }
-}
-
 /// Is a thread of `pid` asleep reading stdin: in `read`, `readv` or
 /// `splice` (GNU drains a pipe into /dev/null with it) from descriptor 0?
 fn sleeps_reading_stdin(pid: u32) -> bool {
@@ -159,34 +138,6 @@ fn sleeps_reading_stdin(pid: u32) -> bool {
             .iter()
             .any(|p| syscall.starts_with(p))
     })
-}
-
-/// A pseudo-terminal in raw mode: (master, slave).
-fn raw_pty() -> (OwnedFd, OwnedFd) {
-    let (mut master, mut slave) = (-1, -1);
-    // SAFETY: openpty writes two descriptors through the pointers; the
-    // name, termios and winsize arguments may be null.
-    let r = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            std::ptr::null(),
-        )
-    };
-    assert_eq!(r, 0, "openpty: {}", std::io::Error::last_os_error());
-    // SAFETY: both descriptors were just opened for us and are owned here.
-    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
-    // SAFETY: a zeroed termios is filled by tcgetattr before use;
-    // cfmakeraw and tcsetattr only change the terminal's settings.
-    unsafe {
-        let mut t: libc::termios = std::mem::zeroed();
-        libc::tcgetattr(slave.as_raw_fd(), &mut t);
-        libc::cfmakeraw(&mut t);
-        libc::tcsetattr(slave.as_raw_fd(), libc::TCSANOW, &t);
-    }
-    (master, slave)
 }
 
 /// How a wait for the binary ended.
@@ -217,8 +168,12 @@ impl Running {
                 self.stderr.finish();
                 return Settled::Exited;
             }
-            let pipe = self.stdin.as_ref().map_or(-1, |w| w.as_raw_fd());
-            if unread(pipe) == 0 && sleeps_reading_stdin(self.child.id()) && unread(pipe) == 0 {
+            let unread = || {
+                self.stdin
+                    .as_ref()
+                    .map_or(0, |w| crate::sys::unread(w.as_fd()))
+            };
+            if unread() == 0 && sleeps_reading_stdin(self.child.id()) && unread() == 0 {
                 // Blocked: nothing more comes until the next burst.
                 self.stdout.take();
                 self.stderr.take();
@@ -255,14 +210,7 @@ pub fn run_live(cmd: &LiveCommand) -> LiveRun {
     assert!(cmd.pauses.windows(2).all(|w| w[0] < w[1]));
     assert!(cmd.pauses.last().is_none_or(|&p| p <= cmd.stdin.len()));
     let (stdin_reader, stdin_writer) = std::io::pipe().expect("pipe");
-    // SAFETY: F_SETPIPE_SZ on a pipe we own changes only its size.
-    unsafe {
-        libc::fcntl(
-            stdin_writer.as_raw_fd(),
-            libc::F_SETPIPE_SZ,
-            BURST_MAX as libc::c_int,
-        )
-    };
+    crate::sys::set_pipe_size(stdin_writer.as_fd(), BURST_MAX);
     let (stderr_reader, stderr_writer) = std::io::pipe().expect("pipe");
     let mut command = Command::new(cmd.program);
     command
@@ -280,7 +228,7 @@ pub fn run_live(cmd: &LiveCommand) -> LiveRun {
             Some(OwnedFd::from(r))
         }
         LiveStdout::Terminal => {
-            let (master, slave) = raw_pty();
+            let (master, slave) = crate::sys::raw_pty();
             command.stdout(slave);
             Some(master)
         }

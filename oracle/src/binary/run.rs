@@ -161,20 +161,11 @@ pub const PRELOAD_MAX: usize = 1 << 20;
 /// A pipe that already holds all of `data`, its read end non-blocking: a
 /// reader gets the bytes, then EAGAIN for as long as the write end is open.
 fn preloaded_nonblocking_pipe(data: &[u8]) -> (std::io::PipeReader, std::io::PipeWriter) {
-    use std::os::fd::AsRawFd;
+    use std::os::fd::AsFd;
     assert!(data.len() <= PRELOAD_MAX, "the generator keeps it small");
     let (reader, mut writer) = std::io::pipe().expect("pipe");
-    // SAFETY: fcntl(2) on descriptors we own; F_SETPIPE_SZ and F_SETFL
-    // change only the pipe's size and the read end's flags.
-    unsafe {
-        libc::fcntl(
-            writer.as_raw_fd(),
-            libc::F_SETPIPE_SZ,
-            PRELOAD_MAX as libc::c_int,
-        );
-        let flags = libc::fcntl(reader.as_raw_fd(), libc::F_GETFL);
-        libc::fcntl(reader.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
-    }
+    crate::sys::set_pipe_size(writer.as_fd(), PRELOAD_MAX);
+    crate::sys::set_nonblocking(reader.as_fd());
     writer.write_all(data).expect("preload the pipe");
     (reader, writer)
 }
@@ -227,20 +218,16 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
         cmd.env(name, value);
     }
     // With SIGPIPE ignored a broken pipe is the write error the spec
-    // models; at its default it kills (see `expected`).
-    let sigpipe = if case.sigpipe_default {
-        libc::SIG_DFL
-    } else {
-        libc::SIG_IGN
-    };
-    // SAFETY: between fork and exec only signal(2) runs, which is
-    // async-signal-safe.
-    unsafe {
-        cmd.pre_exec(move || {
-            libc::signal(libc::SIGPIPE, sigpipe);
-            Ok(())
-        });
-    }
+    // models; at its default it kills (see `expected`).  A closed stdin or
+    // stdout is closed in the child.
+    crate::sys::before_exec(
+        &mut cmd,
+        crate::sys::ChildSetup {
+            sigpipe_default: Some(case.sigpipe_default),
+            close_stdin: case.world.stdin.node == Node::Closed,
+            close_stdout: case.stdout == StdoutKind::Closed,
+        },
+    );
 
     // Stdin.
     let mut feeder = None;
@@ -335,23 +322,6 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
         // Closed in the child (below).
         StdoutKind::Closed => {
             cmd.stdout(Stdio::null());
-        }
-    }
-    let close_stdin = case.world.stdin.node == Node::Closed;
-    let close_stdout = case.stdout == StdoutKind::Closed;
-    if close_stdin || close_stdout {
-        // SAFETY: between fork and exec only close(2) runs, which is
-        // async-signal-safe; the descriptors are the child's own copies.
-        unsafe {
-            cmd.pre_exec(move || {
-                if close_stdin {
-                    libc::close(0);
-                }
-                if close_stdout {
-                    libc::close(1);
-                }
-                Ok(())
-            });
         }
     }
     if let Some((after, errno)) = case.faults.output_failure {

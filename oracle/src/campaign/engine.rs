@@ -263,49 +263,7 @@ pub fn status_line<T: Tally>(
     )
 }
 
-/// Ctrl-C: the first SIGINT asks the campaign to stop and report; the
-/// handler then puts the default action back, so a second one kills.
-mod interrupt {
-    use std::sync::atomic::{AtomicU64, Ordering};
-
-    static RAISED: AtomicU64 = AtomicU64::new(0);
-
-    extern "C" fn on_sigint(_: libc::c_int) {
-        RAISED.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: signal(2) is async-signal-safe; SIG_DFL is a valid action.
-        unsafe {
-            libc::signal(libc::SIGINT, libc::SIG_DFL);
-        }
-    }
-
-    /// Install the handler; returns the count of interrupts before it.
-    pub fn arm() -> u64 {
-        let handler = on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t;
-        // SAFETY: the handler only touches an atomic and calls signal(2),
-        // both async-signal-safe.
-        unsafe {
-            libc::signal(libc::SIGINT, handler);
-        }
-        RAISED.load(Ordering::Relaxed)
-    }
-
-    pub fn raised(since: u64) -> bool {
-        RAISED.load(Ordering::Relaxed) != since
-    }
-
-    pub fn disarm() {
-        // SAFETY: restores the default action.
-        unsafe {
-            libc::signal(libc::SIGINT, libc::SIG_DFL);
-        }
-    }
-
-    /// Raise the interrupt as Ctrl-C would (tests).
-    #[cfg(test)]
-    pub fn raise_for_test() {
-        on_sigint(libc::SIGINT);
-    }
-}
+use crate::sys::interrupt;
 
 #[cfg(test)]
 mod tests {

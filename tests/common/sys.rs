@@ -1,0 +1,196 @@
+//! The tests' system calls that need `unsafe`, behind safe functions:
+//! the workspace denies `unsafe_code`, and this module alone allows it.
+
+use std::os::fd::{AsFd, AsRawFd};
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+
+/// Close descriptor `fd` in the child after its redirections (`<&-`,
+/// `>&-`).
+pub fn close_in_child(cmd: &mut Command, fd: i32) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec only close(2) runs, which is
+    // async-signal-safe.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::close(fd);
+            Ok(())
+        });
+    }
+}
+
+/// Run `cmd` with RLIMIT_FSIZE at `bytes` and SIGXFSZ ignored, so the write
+/// that reaches the limit is cut short and the next fails with EFBIG.
+pub fn limit_file_size(cmd: &mut Command, bytes: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec only setrlimit and signal run, which
+    // are async-signal-safe.
+    unsafe {
+        cmd.pre_exec(move || {
+            let rl = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            libc::setrlimit(libc::RLIMIT_FSIZE, &rl);
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+}
+
+/// Run `cmd` with RLIMIT_AS at `bytes`: its mappings beyond fail ENOMEM.
+pub fn limit_address_space(cmd: &mut Command, bytes: u64) {
+    // SAFETY: between fork and exec only setrlimit runs, which is
+    // async-signal-safe.
+    unsafe {
+        cmd.pre_exec(move || {
+            let rl = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            libc::setrlimit(libc::RLIMIT_AS, &rl);
+            Ok(())
+        });
+    }
+}
+
+/// Run `cmd` with SIGPIPE ignored, so a closed pipe is EPIPE.
+pub fn ignore_sigpipe_in_child(cmd: &mut Command) {
+    // SAFETY: between fork and exec only signal(2) runs, which is
+    // async-signal-safe.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+}
+
+/// Send `signal` to our own child `pid` (not yet reaped).
+pub fn kill(pid: u32, signal: i32) {
+    // SAFETY: kill(2) takes plain integers and touches no memory of ours.
+    unsafe { libc::kill(pid as libc::pid_t, signal) };
+}
+
+/// F_GETPIPE_SZ of a pipe end we hold.
+pub fn pipe_size(end: impl AsFd) -> i32 {
+    // SAFETY: F_GETPIPE_SZ only queries the pipe behind an open descriptor.
+    unsafe { libc::fcntl(end.as_fd().as_raw_fd(), libc::F_GETPIPE_SZ) }
+}
+
+/// F_SETPIPE_SZ on a pipe end we hold.
+pub fn set_pipe_size(end: impl AsFd, size: i32) {
+    // SAFETY: F_SETPIPE_SZ changes only the pipe's size.
+    unsafe { libc::fcntl(end.as_fd().as_raw_fd(), libc::F_SETPIPE_SZ, size) };
+}
+
+/// Set `O_NONBLOCK` on a descriptor we hold.
+pub fn set_nonblocking(fd: impl AsFd) {
+    let fd = fd.as_fd().as_raw_fd();
+    // SAFETY: F_GETFL/F_SETFL on an open descriptor change only its flags.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
+    }
+}
+
+/// Make a FIFO at `path`.
+pub fn mkfifo(path: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())?;
+    // SAFETY: a valid NUL-terminated path.
+    match unsafe { libc::mkfifo(c.as_ptr(), 0o644) } {
+        0 => Ok(()),
+        _ => Err(std::io::Error::last_os_error()),
+    }
+}
+
+/// Does the test run as root (which reads every file)?
+pub fn is_root() -> bool {
+    // SAFETY: geteuid cannot fail and touches no memory.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// The C library's character classes, asked directly in a locale object
+/// of the test's own.
+pub mod ctype {
+    use std::ffi::{c_int, c_void, CStr};
+
+    use samebytes::utf8::Head;
+
+    extern "C" {
+        fn wcwidth(c: libc::wchar_t) -> c_int;
+        fn iswprint(c: u32) -> c_int;
+        fn iswspace(c: u32) -> c_int;
+        fn iswalnum(c: u32) -> c_int;
+        fn mbrtowc(pwc: *mut libc::wchar_t, s: *const u8, n: usize, ps: *mut c_void) -> usize;
+    }
+
+    /// Install `name`'s LC_CTYPE for this thread (the test's own thread; the
+    /// global locale stays C).
+    pub fn use_ctype(name: &CStr) {
+        // SAFETY: a valid NUL-terminated name and a null base; the result is
+        // checked before it is installed, and never freed.
+        let handle =
+            unsafe { libc::newlocale(libc::LC_CTYPE_MASK, name.as_ptr(), std::ptr::null_mut()) };
+        assert!(!handle.is_null(), "this machine has no {name:?} locale");
+        // SAFETY: `handle` is a valid locale object that outlives the thread.
+        unsafe { libc::uselocale(handle) };
+    }
+
+    /// The C library's classes of one code point in the installed locale.
+    #[derive(Debug, PartialEq, Eq)]
+    pub struct Libc {
+        pub width: i32,
+        pub printable: bool,
+        pub space: bool,
+        pub alnum: bool,
+    }
+
+    pub fn libc_classes(code: u32) -> Libc {
+        // SAFETY: the four functions only read the current locale's tables;
+        // wchar_t holds every code point below 2^31.
+        unsafe {
+            Libc {
+                width: wcwidth(code as libc::wchar_t),
+                printable: iswprint(code) != 0,
+                space: iswspace(code) != 0,
+                alnum: iswalnum(code) != 0,
+            }
+        }
+    }
+
+    /// How the C library decodes the first character of `bytes`, in the terms
+    /// of `utf8::head`.
+    pub fn libc_head(bytes: &[u8]) -> Head {
+        let mut state = [0u64; 2];
+        let mut wc: libc::wchar_t = 0;
+        // SAFETY: `bytes` is valid for its length; `state` is a zeroed
+        // mbstate_t (8 bytes in glibc; 16 are given) meaning the initial state.
+        let n = unsafe {
+            mbrtowc(
+                &mut wc,
+                bytes.as_ptr(),
+                bytes.len(),
+                state.as_mut_ptr().cast(),
+            )
+        };
+        match n {
+            usize::MAX => Head::Invalid,
+            n if n == usize::MAX - 1 => Head::Incomplete,
+            0 => Head::Char(0, 1),
+            n => Head::Char(wc as u32, n),
+        }
+    }
+
+    /// `isspace` and `isprint` of a byte in the installed locale.
+    pub fn c_space_and_printable(b: u8) -> (bool, bool) {
+        // SAFETY: isspace and isprint take any value of unsigned char.
+        unsafe {
+            (
+                libc::isspace(c_int::from(b)) != 0,
+                libc::isprint(c_int::from(b)) != 0,
+            )
+        }
+    }
+}
