@@ -13,6 +13,7 @@ pub mod grep;
 pub mod io;
 pub mod manpage;
 pub mod multicall;
+pub mod sync;
 #[allow(unsafe_code)]
 pub mod sys;
 pub mod utf8;

@@ -7,7 +7,8 @@
 //! - [`fd`] — descriptors and their status, seeking, readiness, error text;
 //! - [`pipe`] — pipe sizes, splice, new pipes, vmsplice from frozen memory;
 //! - [`copy`] — copy_file_range;
-//! - [`mapped`] — read-only windows of a file's mapping and the SIGBUS guard;
+//! - [`mapped`] — read-only windows of a file's mapping;
+//! - [`guard`] — the SIGBUS guard of those windows;
 //! - [`dir`] — opening by name, directories, `fnmatch`;
 //! - [`locale`] — the C library's locale tables;
 //! - [`regex`] — glibc's GNU regex;
@@ -21,6 +22,7 @@ pub mod copy;
 pub mod cpu;
 pub mod dir;
 pub mod fd;
+pub mod guard;
 pub mod locale;
 pub mod mapped;
 pub mod pipe;

@@ -194,3 +194,69 @@ pub mod ctype {
         }
     }
 }
+
+/// Signals, for the tests of the SIGBUS guard's manners.
+pub mod signal {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// How many times the host's SIGBUS handler ran, and the address of a
+    /// local of its last run (which stack it ran on).
+    pub static HOST_CALLS: AtomicUsize = AtomicUsize::new(0);
+    pub static HOST_STACK: AtomicUsize = AtomicUsize::new(0);
+
+    /// The errno the host's handler leaves behind, as foreign code may.
+    pub const HOST_ERRNO: i32 = libc::EDOM;
+
+    extern "C" fn host_handler(_: libc::c_int, _: *mut libc::siginfo_t, _: *mut libc::c_void) {
+        let local = 0u8;
+        HOST_STACK.store(std::ptr::from_ref(&local) as usize, Ordering::SeqCst);
+        HOST_CALLS.fetch_add(1, Ordering::SeqCst);
+        set_errno(HOST_ERRNO);
+    }
+
+    /// Install a host program's SIGBUS handler (SA_SIGINFO), as a
+    /// sanitizer or an embedding program would before samebytes maps.
+    pub fn install_host_sigbus_handler() {
+        // SAFETY: a zeroed, then filled, sigaction of our own; the handler
+        // touches only atomics and errno.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = host_handler as *const () as usize;
+            sa.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
+            libc::sigemptyset(&mut sa.sa_mask);
+            assert_eq!(libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut()), 0);
+        }
+    }
+
+    /// Send SIGBUS to this thread, as `kill` from another process would
+    /// (not a fault: the handler returns to the caller).
+    pub fn raise_sigbus() {
+        // SAFETY: raise takes a plain integer.
+        unsafe { libc::raise(libc::SIGBUS) };
+    }
+
+    pub fn errno() -> i32 {
+        // SAFETY: this thread's errno, valid for its life.
+        unsafe { *libc::__errno_location() }
+    }
+
+    pub fn set_errno(value: i32) {
+        // SAFETY: as above.
+        unsafe { *libc::__errno_location() = value };
+    }
+
+    /// Give this thread `stack` as its alternate signal stack; returns
+    /// the stack's address range.
+    pub fn use_alternate_stack(stack: &'static mut [u8]) -> std::ops::Range<usize> {
+        let range = stack.as_ptr() as usize..stack.as_ptr() as usize + stack.len();
+        let ss = libc::stack_t {
+            ss_sp: stack.as_mut_ptr().cast(),
+            ss_flags: 0,
+            ss_size: stack.len(),
+        };
+        // SAFETY: the stack is 'static (leaked), so it outlives the thread
+        // and any handler that runs on it.
+        assert_eq!(unsafe { libc::sigaltstack(&ss, std::ptr::null_mut()) }, 0);
+        range
+    }
+}

@@ -2,144 +2,17 @@
 //!
 //! A file truncated while mapped makes access past its new end raise
 //! SIGBUS (so does a page the disk cannot read).  While a window is mapped,
-//! the handler owns its address range: on a fault inside it, the handler
-//! maps anonymous zero pages over the rest of the window (so the access
-//! completes) and records the fault.  The caller then discards what it
-//! computed from that window and re-reads the file from the window's start
-//! with read(), which sees the truncated file as it is.
-//!
-//! Many threads read windows at once (grep searches a tree on every core),
-//! so each live window has its own guard slot, and the handler finds the
-//! faulting window by address: live mappings never overlap, so the address
-//! names exactly one slot.  Looking the window up by address rather than
-//! in thread-local storage keeps the handler to atomics, which are
-//! async-signal-safe wherever the code is linked.
+//! its guard slot (`super::guard`) lets the handler replace the vanished
+//! pages with zero pages and record the fault.  The caller then discards
+//! what it computed from that window and re-reads the file from the
+//! window's start with read(), which sees the truncated file as it is.
 
+use super::fd::page_size;
+use super::guard::{guards, install};
 use std::fs::File;
 use std::io;
 use std::mem::ManuallyDrop;
 use std::os::fd::AsRawFd;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::OnceLock;
-
-use super::page_size;
-
-/// The guard of one live window.
-///
-/// Invariants: `len` is non-zero exactly while the slot's window is
-/// mapped, and `[start, start + len)` is then that mapping.  `start` is
-/// stored before `len` is made non-zero, and `len` is zeroed before the
-/// window is unmapped, so the handler never matches a range this process
-/// no longer owns.
-struct GuardSlot {
-    taken: AtomicBool,
-    start: AtomicUsize,
-    len: AtomicUsize,
-    faulted: AtomicBool,
-}
-
-impl GuardSlot {
-    const fn free() -> GuardSlot {
-        GuardSlot {
-            taken: AtomicBool::new(false),
-            start: AtomicUsize::new(0),
-            len: AtomicUsize::new(0),
-            faulted: AtomicBool::new(false),
-        }
-    }
-}
-
-/// More slots than windows grep and wc ever hold at once (one per search
-/// thread, at most 64).  With every slot taken, mapping fails and the
-/// caller reads instead, as it does when mmap itself fails.
-const GUARD_SLOTS: usize = 128;
-
-static GUARDS: [GuardSlot; GUARD_SLOTS] = [const { GuardSlot::free() }; GUARD_SLOTS];
-static GUARD_INSTALLED: OnceLock<bool> = OnceLock::new();
-
-/// The slot whose live window holds `addr`.
-fn slot_holding(addr: usize) -> Option<&'static GuardSlot> {
-    GUARDS.iter().find(|slot| {
-        let len = slot.len.load(Ordering::SeqCst);
-        let start = slot.start.load(Ordering::SeqCst);
-        len != 0 && addr >= start && addr - start < len
-    })
-}
-
-extern "C" fn on_sigbus(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
-    // SAFETY: the kernel passes a valid siginfo_t for SA_SIGINFO handlers.
-    let addr = unsafe { (*info).si_addr() } as usize;
-    if let Some(slot) = slot_holding(addr) {
-        let start = slot.start.load(Ordering::SeqCst);
-        let end = start + slot.len.load(Ordering::SeqCst);
-        let page = page_size() as usize;
-        let from = addr & !(page - 1);
-        // SAFETY: [from, end) lies inside a window this process mapped and
-        // still has mapped (a slot's length is non-zero only while its
-        // mapping lives); MAP_FIXED replaces exactly those pages with
-        // zero-filled private memory, so the faulting load can be
-        // restarted.  mmap is a plain system call and safe to issue from a
-        // signal handler on Linux.
-        unsafe {
-            libc::mmap(
-                from as *mut libc::c_void,
-                end - from,
-                libc::PROT_READ,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
-                -1,
-                0,
-            );
-        }
-        slot.faulted.store(true, Ordering::SeqCst);
-        return;
-    }
-    // Not our fault: restore the default action and raise the signal
-    // again (blocked until we return), so that it terminates the process
-    // as usual; returning alone would do for a fault, which re-executes
-    // the access, but would swallow a SIGBUS sent with kill(2).
-    // SAFETY: signal() and raise() are async-signal-safe.
-    unsafe {
-        libc::signal(libc::SIGBUS, libc::SIG_DFL);
-        libc::raise(libc::SIGBUS);
-    }
-}
-
-fn install_sigbus_guard() -> bool {
-    *GUARD_INSTALLED.get_or_init(|| {
-        // SAFETY: installs a handler with a zeroed, then filled, sigaction;
-        // the handler only touches atomics and issues mmap/signal.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_sigbus as *const () as usize;
-            sa.sa_flags = libc::SA_SIGINFO;
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut()) == 0
-        }
-    })
-}
-
-/// Claim a free slot, or `None` when every one is taken.
-fn claim_slot() -> Option<usize> {
-    GUARDS.iter().position(|slot| {
-        slot.taken
-            .compare_exchange(false, true, Ordering::SeqCst, Ordering::SeqCst)
-            .is_ok()
-    })
-}
-
-/// Arm claimed slot `i` for the live mapping `[start, start + len)`.
-fn arm_slot(i: usize, start: usize, len: usize) {
-    GUARDS[i].start.store(start, Ordering::SeqCst);
-    GUARDS[i].len.store(len, Ordering::SeqCst);
-}
-
-/// Disarm slot `i` and give it back; its window must still be mapped.
-fn release_slot(i: usize) {
-    let slot = &GUARDS[i];
-    slot.len.store(0, Ordering::SeqCst);
-    slot.faulted.store(false, Ordering::SeqCst);
-    slot.taken.store(false, Ordering::SeqCst);
-}
 
 /// A read-only view of part of a file, read once ([`MappedWindow::read`]),
 /// guarded from the moment it is mapped until it is read or dropped.
@@ -154,10 +27,12 @@ pub struct MappedWindow {
 impl MappedWindow {
     /// Map `len` bytes of `file` starting at `offset` (any alignment).
     pub fn map(file: &File, offset: u64, len: usize) -> io::Result<MappedWindow> {
-        if len == 0 || !install_sigbus_guard() {
+        if len == 0 || !install() {
             return Err(io::Error::from_raw_os_error(libc::EINVAL));
         }
-        let slot = claim_slot().ok_or_else(|| io::Error::from_raw_os_error(libc::EAGAIN))?;
+        let slot = guards()
+            .claim()
+            .ok_or_else(|| io::Error::from_raw_os_error(libc::EAGAIN))?;
         let page = page_size();
         let aligned = offset - offset % page;
         let skip = (offset - aligned) as usize;
@@ -177,10 +52,10 @@ impl MappedWindow {
         };
         if ptr == libc::MAP_FAILED {
             let error = io::Error::last_os_error();
-            release_slot(slot);
+            guards().release(slot);
             return Err(error);
         }
-        arm_slot(slot, ptr as usize, map_len);
+        guards().arm(slot, ptr as usize, map_len);
         Ok(MappedWindow {
             ptr,
             map_len,
@@ -209,7 +84,7 @@ impl MappedWindow {
         self,
         f: impl FnOnce(&[u8], &dyn Fn() -> bool) -> R,
     ) -> (R, bool, RetiredWindow) {
-        let guard = &GUARDS[self.slot];
+        let guard = guards().slot(self.slot);
         // SAFETY: the mapping is live for `self`'s lifetime and at least
         // skip + len bytes long; it is read-only and private, so no Rust
         // reference elsewhere can alias it mutably.  Pages that vanish by
@@ -217,9 +92,9 @@ impl MappedWindow {
         // read of the slice completes.
         let bytes =
             unsafe { std::slice::from_raw_parts((self.ptr as *const u8).add(self.skip), self.len) };
-        let r = f(bytes, &|| guard.faulted.load(Ordering::SeqCst));
-        let faulted = guard.faulted.load(Ordering::SeqCst);
-        release_slot(self.slot);
+        let r = f(bytes, &|| guard.faulted());
+        let faulted = guard.faulted();
+        guards().release(self.slot);
         let window = ManuallyDrop::new(self);
         let retired = RetiredWindow {
             addr: window.ptr as usize,
@@ -253,7 +128,7 @@ impl Drop for RetiredWindow {
 
 impl Drop for MappedWindow {
     fn drop(&mut self) {
-        release_slot(self.slot);
+        guards().release(self.slot);
         // SAFETY: unmaps exactly the region returned by mmap in `map`,
         // after its guard was disarmed.
         unsafe {
@@ -383,44 +258,6 @@ mod tests {
         let _ = std::fs::remove_file(&path);
     }
 
-    /// The handler's lookup: an address names the window whose range
-    /// holds it, and nothing at or past a window's end.  The two ranges
-    /// are made up, in the kernel's half of the address space, where no
-    /// window of a test running beside this one can be.
-    #[test]
-    fn a_fault_address_names_the_one_window_that_holds_it() {
-        let (a, b) = (claim_slot().expect("slot"), claim_slot().expect("slot"));
-        let base = 0xffff_8000_0000_0000usize;
-        arm_slot(a, base, 0x3000);
-        arm_slot(b, base + 0x5000, 0x1000);
-        let holder = |addr: usize| {
-            slot_holding(addr).map(|s| {
-                if std::ptr::eq(s, &GUARDS[a]) {
-                    "a"
-                } else if std::ptr::eq(s, &GUARDS[b]) {
-                    "b"
-                } else {
-                    "another"
-                }
-            })
-        };
-        let asked = [
-            base - 1,
-            base,
-            base + 0x2fff,
-            base + 0x3000,
-            base + 0x4fff,
-            base + 0x5000,
-            base + 0x5fff,
-            base + 0x6000,
-        ];
-        let found: Vec<_> = asked.iter().map(|&addr| holder(addr)).collect();
-        release_slot(a);
-        release_slot(b);
-        let (none, a, b) = (None, Some("a"), Some("b"));
-        assert_eq!(found, [none, a, a, none, none, b, b, none]);
-    }
-
     /// The zero pages replace the window from the faulting page on, and
     /// not the page before it, wherever the window lies (the page mask
     /// matters only where the address has bit 12 set, so windows are
@@ -467,7 +304,7 @@ mod tests {
     fn every_window_gives_its_guard_back() {
         let path = scratch_file("slots", 4096);
         let file = File::open(&path).expect("open");
-        for round in 0..3 * GUARD_SLOTS {
+        for round in 0..3 * crate::sys::guard::GUARD_SLOTS {
             let window = MappedWindow::map(&file, 0, 4096).expect("map");
             match round % 3 {
                 0 => assert_eq!(window.read(|b| b[0]), Some(b'x')),
