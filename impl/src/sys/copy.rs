@@ -5,11 +5,8 @@ use std::os::fd::RawFd;
 
 use super::fd::borrow_fd;
 
-// ---------------------------------------------------------------------------
-// Kernel copies for cat: copy_file_range, splice and pipes.
-//
-// Each wrapper makes one call and reports what it moved; the caller owns
-// the loop, so it always knows how many bytes have left the input and can
+// Each wrapper (here, and splice in `super::pipe`) makes one call and
+// reports what it moved; the caller owns the loop, so it always knows how many bytes have left the input and can
 // switch paths without losing or repeating any.
 
 /// Errors that mean "this kind of copy is not possible between these two

@@ -5,9 +5,6 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
-// ---------------------------------------------------------------------------
-// Locale.
-
 /// Set by [`ctype_locale_is_utf8`] when the process's own locale (the
 /// environment's, as GNU's `setlocale(LC_ALL, "")` picks it) is UTF-8.
 static PROCESS_CTYPE_IS_UTF8: AtomicBool = AtomicBool::new(false);

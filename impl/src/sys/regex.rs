@@ -3,9 +3,6 @@
 
 use super::locale::{c_ctype_handle, in_locale, utf8_ctype_handle};
 
-// ---------------------------------------------------------------------------
-// glibc's GNU regex.
-
 /// `struct re_pattern_buffer` of glibc's <regex.h> on 64-bit Linux.  The
 /// byte after `re_nsub` holds the bit fields `can_be_null:1`,
 /// `regs_allocated:2`, `fastmap_accurate:1`, `no_sub:1`, `not_bol:1`,
@@ -219,5 +216,90 @@ impl GnuRegex {
             }
         });
         usize::try_from(n).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    /// What the C compiler says of glibc's <regex.h>: each size, offset
+    /// and flag bit the layouts above write by hand, as "name value" lines.
+    const LAYOUT_C: &str = r#"
+#define _GNU_SOURCE
+#include <regex.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct re_pattern_buffer B;
+
+static void flag_byte(const char *name, B *b) {
+    const unsigned char *p = (const unsigned char *) b;
+    for (size_t i = 0; i < sizeof *b; i++)
+        if (p[i])
+            printf("%s %zu %u\n", name, i, p[i]);
+}
+
+int main(void) {
+    printf("size %zu\n", sizeof(B));
+    printf("buffer %zu\n", offsetof(B, buffer));
+    printf("allocated %zu\n", offsetof(B, allocated));
+    printf("used %zu\n", offsetof(B, used));
+    printf("syntax %zu\n", offsetof(B, syntax));
+    printf("fastmap %zu\n", offsetof(B, fastmap));
+    printf("translate %zu\n", offsetof(B, translate));
+    printf("re_nsub %zu\n", offsetof(B, re_nsub));
+    B b;
+    memset(&b, 0, sizeof b); b.not_eol = 1; flag_byte("not_eol", &b);
+    memset(&b, 0, sizeof b); b.newline_anchor = 1; flag_byte("newline_anchor", &b);
+    printf("registers %zu\n", sizeof(struct re_registers));
+    printf("num_regs %zu\n", offsetof(struct re_registers, num_regs));
+    printf("start %zu\n", offsetof(struct re_registers, start));
+    printf("end %zu\n", offsetof(struct re_registers, end));
+    printf("syntax_options %zu\n", sizeof re_syntax_options);
+    return 0;
+}
+"#;
+
+    /// The hand-written layouts match glibc's header, as the C compiler
+    /// lays it out on this machine.
+    #[test]
+    fn the_regex_structs_are_laid_out_as_glibcs_header_says() {
+        let dir = std::env::temp_dir().join(format!("samebytes-regex-h-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch folder");
+        let (source, exe) = (dir.join("layout.c"), dir.join("layout"));
+        std::fs::write(&source, LAYOUT_C).expect("write the C source");
+        let built = std::process::Command::new("cc")
+            .arg(&source)
+            .arg("-o")
+            .arg(&exe)
+            .status()
+            .expect("a C compiler (cc) compiles the layout check");
+        assert!(built.success(), "cc failed on the layout check");
+        let out = std::process::Command::new(&exe).output().expect("run it");
+        let _ = std::fs::remove_dir_all(&dir);
+        let c = String::from_utf8(out.stdout).expect("text");
+        let flag =
+            |name: &str, bit: u8| format!("{name} {} {bit}", offset_of!(RePatternBuffer, flags));
+        let rust = [
+            format!("size {}", size_of::<RePatternBuffer>()),
+            format!("buffer {}", offset_of!(RePatternBuffer, buffer)),
+            format!("allocated {}", offset_of!(RePatternBuffer, allocated)),
+            format!("used {}", offset_of!(RePatternBuffer, used)),
+            format!("syntax {}", offset_of!(RePatternBuffer, syntax)),
+            format!("fastmap {}", offset_of!(RePatternBuffer, fastmap)),
+            format!("translate {}", offset_of!(RePatternBuffer, translate)),
+            format!("re_nsub {}", offset_of!(RePatternBuffer, re_nsub)),
+            flag("not_eol", NOT_EOL),
+            flag("newline_anchor", NEWLINE_ANCHOR),
+            format!("registers {}", size_of::<ReRegisters>()),
+            format!("num_regs {}", offset_of!(ReRegisters, num_regs)),
+            format!("start {}", offset_of!(ReRegisters, start)),
+            format!("end {}", offset_of!(ReRegisters, end)),
+            format!("syntax_options {}", size_of::<libc::c_ulong>()),
+        ];
+        assert_eq!(c.lines().collect::<Vec<_>>(), rust);
     }
 }
