@@ -1,6 +1,6 @@
 //! `samebytes-oracle`: run a differential campaign, or replay a reproducer.
 //!
-//!     samebytes-oracle [campaign] [--binaries [--strict]] [--tool T]... [--seconds N]
+//!     samebytes-oracle [campaign] [--binaries [--strict | --memcheck SUPPRESSIONS]] [--tool T]... [--seconds N]
 //!                      [--jobs N] [--seed S] [--report FILE.json|FILE.md]
 //!     samebytes-oracle replay 'wc:<hex>'
 //!     samebytes-oracle dict grep
@@ -14,7 +14,7 @@ use std::time::Duration;
 use samebytes_oracle::binary::Tool;
 use samebytes_oracle::campaign::{self, report::Format, Ending, Progress, Settings};
 
-const USAGE: &str = "usage: samebytes-oracle [campaign] [--binaries [--strict]] [--tool wc|cat|grep|yes]... [--seconds N] [--jobs N] [--seed S] [--report FILE.json|FILE.md]\n       samebytes-oracle replay REPRODUCER|@FILE [--world DIR]   (wc:, cat:, yes:, grep:, grep-tree:, binary:, live:)\n       samebytes-oracle exhaustive wc|cat|yes|grep --max-len N [--jobs N] [--seconds S] | --classes\n       samebytes-oracle dict FUZZ-TARGET   (its libFuzzer dictionary)\n       samebytes-oracle spec grep ARG... < INPUT   (the reference on stdin; LC_ALL=C.UTF-8 for UTF-8)\n";
+const USAGE: &str = "usage: samebytes-oracle [campaign] [--binaries [--strict | --memcheck SUPPRESSIONS]] [--tool wc|cat|grep|yes]... [--seconds N] [--jobs N] [--seed S] [--report FILE.json|FILE.md]\n       samebytes-oracle replay REPRODUCER|@FILE [--world DIR]   (wc:, cat:, yes:, grep:, grep-tree:, binary:, live:)\n       samebytes-oracle exhaustive wc|cat|yes|grep --max-len N [--jobs N] [--seconds S] | --classes\n       samebytes-oracle dict FUZZ-TARGET   (its libFuzzer dictionary)\n       samebytes-oracle spec grep ARG... < INPUT   (the reference on stdin; LC_ALL=C.UTF-8 for UTF-8)\n";
 
 /// The binaries next to this program, built (by cargo, in this program's
 /// profile) if they are missing or stale.
@@ -140,21 +140,40 @@ fn write_report(path: Option<&str>, summary: &samebytes_oracle::campaign::report
     }
 }
 
-fn binary_campaign(settings: &Settings, strict: bool, report_path: Option<&str>) -> ExitCode {
+/// The binary campaign; under memcheck (`--memcheck SUPPRESSIONS`) only
+/// its mismatches fail it: a run under valgrind is too slow to take every
+/// path in its time.
+fn binary_campaign(
+    settings: &Settings,
+    strict: bool,
+    memcheck: Option<std::path::PathBuf>,
+    report_path: Option<&str>,
+) -> ExitCode {
     use samebytes_oracle::binary::report;
-    let bins = match binaries() {
+    let mut bins = match binaries() {
         Ok(b) => b,
         Err(e) => {
             eprintln!("samebytes-oracle: {e}");
             return ExitCode::from(2);
         }
     };
+    let under_memcheck = memcheck.is_some();
+    if let Some(suppressions) = memcheck {
+        match samebytes_oracle::binary::run::Memcheck::new(&bins.dir, suppressions) {
+            Ok(m) => bins.memcheck = Some(m),
+            Err(e) => {
+                eprintln!("samebytes-oracle: memcheck: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     let done = report::campaign(&bins, settings, &Progress::on_stderr());
     print!("{}", report::render(&done, settings));
     let written = write_report(report_path, &report::summary(&done, settings));
     let reports = || done.tallies.iter().map(|(_, r)| r);
-    let unreached =
-        reports().any(|r| !r.paths_not_taken().is_empty() || (strict && !r.unreached().is_empty()));
+    let unreached = !under_memcheck
+        && reports()
+            .any(|r| !r.paths_not_taken().is_empty() || (strict && !r.unreached().is_empty()));
     if reports().any(|r| !r.mismatches.is_empty()) || unreached {
         ExitCode::from(1)
     } else if done.ending == Ending::Interrupted {
@@ -298,6 +317,7 @@ fn main() -> ExitCode {
     };
     let mut on_binaries = false;
     let mut strict = false;
+    let mut memcheck = None;
     let mut report_path = None;
     let usage = || {
         eprint!("{USAGE}");
@@ -308,6 +328,17 @@ fn main() -> ExitCode {
         match a.as_str() {
             "--binaries" => on_binaries = true,
             "--strict" => strict = true,
+            "--memcheck" => match it.next() {
+                // Absolute: each run starts in its own scratch folder.
+                Some(path) => match std::fs::canonicalize(path) {
+                    Ok(path) => memcheck = Some(path),
+                    Err(e) => {
+                        eprintln!("samebytes-oracle: --memcheck {path}: {e}");
+                        return ExitCode::from(2);
+                    }
+                },
+                None => return usage(),
+            },
             "--tool" => match it.next().and_then(|t| Tool::from_name(t)) {
                 Some(t) => settings.tools.push(t),
                 None => return usage(),
@@ -340,7 +371,7 @@ fn main() -> ExitCode {
         settings.tools = Tool::ALL.to_vec();
     }
     if on_binaries {
-        return binary_campaign(&settings, strict, report_path.as_deref());
+        return binary_campaign(&settings, strict, memcheck, report_path.as_deref());
     }
     let done = campaign::run(&settings, &Progress::on_stderr());
     print!("{}", campaign::render(&done, &settings));

@@ -30,6 +30,8 @@ use crate::mismatch::{compare_outcomes, Mismatch};
 #[derive(Clone, Debug)]
 pub struct Binaries {
     pub dir: PathBuf,
+    /// Every case under valgrind's memcheck (`campaign --memcheck`).
+    pub memcheck: Option<run::Memcheck>,
 }
 
 impl Binaries {
@@ -47,7 +49,7 @@ impl Binaries {
     /// multicall `samebytes` under the tool's name, the argv[0] dispatch
     /// an installation's links take, and the rest the tool's own binary.
     pub fn for_case(&self, case: &BinaryCase) -> PathBuf {
-        if through_multicall(case) {
+        if through_multicall(case) && self.memcheck.is_none() {
             self.multicall()
         } else {
             self.tool(case.tool)
@@ -92,6 +94,7 @@ impl Binaries {
         }
         let b = Binaries {
             dir: target.join(profile),
+            memcheck: None,
         };
         let tools = Tool::ALL.map(|t| b.tool(t));
         for p in tools.iter().chain([&b.layer(), &b.multicall()]) {
@@ -222,10 +225,15 @@ fn killed_by_sigpipe(tool: Tool, mut outcome: Outcome) -> Outcome {
 /// either way.
 pub fn check(case: &BinaryCase, bins: &Binaries) -> (Counts, Result<(), Box<Mismatch>>) {
     let (mut want, stdin_left) = expected_with_stdin_left(case);
-    let got = run::run(case, &bins.for_case(case), &bins.layer());
+    let got = run::run_under(
+        case,
+        &bins.for_case(case),
+        &bins.layer(),
+        bins.memcheck.as_ref(),
+    );
     let variant = format!(
         "binary{}, stdout {:?}, faults {:?}, SIGPIPE {}, env {:?}{}",
-        if through_multicall(case) {
+        if through_multicall(case) && bins.memcheck.is_none() {
             " (samebytes as its argv[0] names it)"
         } else {
             ""

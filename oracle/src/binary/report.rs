@@ -80,9 +80,10 @@ pub enum CaseDone {
 }
 
 /// Run case `index` of `tool` from `seed`: live on its turn, when a live
-/// case can be drawn; else under the fault layer.
+/// case can be drawn; else under the fault layer.  Under memcheck no case
+/// runs live: its pauses are timed, and valgrind is slow.
 fn run_case(bins: &Binaries, tool: Tool, seed: u64, index: u64) -> CaseDone {
-    if super::live_check::live_turn(tool, index) {
+    if bins.memcheck.is_none() && super::live_check::live_turn(tool, index) {
         match super::live_check::campaign_case(bins, tool, seed, index) {
             Ok(Some(pauses)) => return CaseDone::Live(Ok(pauses)),
             Ok(None) => {}

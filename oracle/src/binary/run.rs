@@ -193,8 +193,77 @@ fn preloaded_nonblocking_socket(data: &[u8]) -> (UnixStream, UnixStream) {
 /// The longest a case may run before it counts as hung.
 const HANG_LIMIT: Duration = Duration::from_secs(60);
 
+/// Valgrind's memcheck around a run: what it found goes to a log beside
+/// the scratch folder, appended to the run's stderr (so that the run
+/// mismatches, with the report in the diff), and its errors make the
+/// status 97.
+#[derive(Clone, Debug)]
+pub struct Memcheck {
+    /// The suppressions, each argued in the file (`.ci/valgrind.supp`).
+    pub suppressions: PathBuf,
+    /// A folder of links named after the tools, first in valgrind's PATH:
+    /// valgrind starts its client under the name it was given, and the
+    /// tools name themselves by argv[0] as GNU's do (`/path/cat: ...`).
+    pub names: PathBuf,
+}
+
+/// The status memcheck exits with when it found an error.
+pub const MEMCHECK_ERROR_STATUS: i32 = 97;
+
+impl Memcheck {
+    /// Memcheck for the binaries in `dir`, with these suppressions.
+    pub fn new(dir: &Path, suppressions: PathBuf) -> std::io::Result<Memcheck> {
+        let names = std::env::temp_dir().join(format!("samebytes-memcheck-{}", std::process::id()));
+        std::fs::create_dir_all(&names)?;
+        for tool in ["wc", "cat", "grep", "yes"] {
+            let link = names.join(tool);
+            let _ = std::fs::remove_file(&link);
+            std::os::unix::fs::symlink(dir.join(tool), &link)?;
+        }
+        Ok(Memcheck {
+            suppressions,
+            names,
+        })
+    }
+
+    fn command(&self, binary: &Path, log: &Path) -> Command {
+        let mut cmd = Command::new("valgrind");
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let mut dirs = vec![self.names.clone()];
+        dirs.extend(std::env::split_paths(&path));
+        cmd.env("PATH", std::env::join_paths(dirs).expect("PATH"));
+        cmd.arg("--tool=memcheck")
+            .arg("--quiet")
+            .arg(format!("--error-exitcode={MEMCHECK_ERROR_STATUS}"))
+            // The binaries leak on purpose (argv's copy, vmspliced pages
+            // frozen for the process); leaks are not what is checked.
+            .arg("--leak-check=no")
+            .arg(format!("--suppressions={}", self.suppressions.display()))
+            .arg(format!("--log-file={}.%p", log.display()))
+            .arg(binary.file_name().expect("a binary's name"));
+        cmd
+    }
+}
+
 /// Run `binary` on `case` with the fault layer at `layer`.
 pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
+    run_under(case, binary, layer, None)
+}
+
+/// As [`run`], under memcheck when one is given: `binary` is then run
+/// by its name through [`Memcheck::names`] (the tool's own binary: the
+/// multicall one dispatches on argv[0]), with ten times the time before
+/// it counts as hung.  A case with a closed stdin or stdout runs without
+/// it: valgrind opens descriptors of its own, and the client would find
+/// them open.
+pub fn run_under(
+    case: &BinaryCase,
+    binary: &Path,
+    layer: &Path,
+    memcheck: Option<&Memcheck>,
+) -> Run {
+    let closes = case.world.stdin.node == Node::Closed || case.stdout == StdoutKind::Closed;
+    let memcheck = memcheck.filter(|_| !closes);
     let scratch = Scratch::new();
     let dir = &scratch.0;
     let mut plan = Plan {
@@ -204,9 +273,16 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
     plan.input_eio = materialize(case, dir);
     std::fs::write(dir.join(".counts"), vec![0u8; COUNTS_FILE_LEN]).expect("counts file");
 
-    let mut cmd = Command::new(binary);
-    cmd.arg0(case.tool.name())
-        .args(case.args.iter().map(|a| OsStr::from_bytes(a)))
+    let log = dir.with_extension("memcheck");
+    let mut cmd = match memcheck {
+        Some(m) => m.command(binary, &log),
+        None => {
+            let mut cmd = Command::new(binary);
+            cmd.arg0(case.tool.name());
+            cmd
+        }
+    };
+    cmd.args(case.args.iter().map(|a| OsStr::from_bytes(a)))
         .current_dir(dir)
         .env_remove("LANG")
         .env_remove("LC_CTYPE")
@@ -350,7 +426,7 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
     let stderr = child.stderr.take().expect("piped stderr");
     let stderr_thread = std::thread::spawn(move || drain(stderr, false, None));
 
-    let deadline = Instant::now() + HANG_LIMIT;
+    let deadline = Instant::now() + HANG_LIMIT * if memcheck.is_some() { 10 } else { 1 };
     let mut hung = false;
     let status = loop {
         if let Some(s) = child.try_wait().expect("wait") {
@@ -373,7 +449,10 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
         (None, StdoutKind::DevNull | StdoutKind::Closed) => None,
         (None, _) => Some(std::fs::read(&out_path).expect("read stdout file")),
     };
-    let stderr = stderr_thread.join().expect("stderr reader");
+    let mut stderr = stderr_thread.join().expect("stderr reader");
+    if memcheck.is_some() {
+        stderr.extend(memcheck_logs(&log));
+    }
     let counts = Counts::from_bytes(&std::fs::read(dir.join(".counts")).unwrap_or_default());
     let stdin_offset = match (stdin_file, status.code()) {
         (Some(mut f), Some(_)) if !hung => f.stream_position().ok(),
@@ -389,4 +468,21 @@ pub fn run(case: &BinaryCase, binary: &Path, layer: &Path) -> Run {
         counts,
         hung,
     }
+}
+
+/// What memcheck wrote for a run (one log per process, `LOG.PID`), and
+/// the logs removed.
+fn memcheck_logs(log: &Path) -> Vec<u8> {
+    let (Some(dir), Some(stem)) = (log.parent(), log.file_name()) else {
+        return Vec::new();
+    };
+    let prefix = format!("{}.", stem.to_string_lossy());
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            found.extend(std::fs::read(entry.path()).unwrap_or_default());
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+    found
 }
