@@ -260,3 +260,62 @@ pub mod signal {
         range
     }
 }
+
+/// A file's bytes mapped shared and writable, rewritten in place by
+/// aligned 8-byte stores (each seen whole by any reader of the page):
+/// another process's writes, as the tools' mapped windows meet them.
+pub struct SharedWords {
+    ptr: *mut u64,
+    words: usize,
+}
+
+// SAFETY: the mapping is plain shared memory, written only through atomic
+// stores (`store`), so any thread may hold it.
+unsafe impl Send for SharedWords {}
+// SAFETY: as above.
+unsafe impl Sync for SharedWords {}
+
+impl SharedWords {
+    /// Map `file` (its length a multiple of 8, not 0) shared.
+    pub fn map(file: &std::fs::File) -> SharedWords {
+        let len = file.metadata().expect("stat").len() as usize;
+        assert!(len > 0 && len.is_multiple_of(8));
+        // SAFETY: a fresh shared mapping of an open file, chosen by the
+        // kernel; it aliases no Rust memory and lives until drop.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        assert_ne!(ptr, libc::MAP_FAILED, "mmap");
+        SharedWords {
+            ptr: ptr.cast(),
+            words: len / 8,
+        }
+    }
+
+    /// Store 8 bytes at word `i` in one aligned atomic store.
+    pub fn store(&self, i: usize, bytes: [u8; 8]) {
+        assert!(i < self.words);
+        // SAFETY: word `i` lies in the mapping, 8-aligned (a mapping is
+        // page-aligned); every access to it here is atomic, and other
+        // processes' reads of shared memory are not Rust references.
+        let word = unsafe { &*self.ptr.add(i).cast::<std::sync::atomic::AtomicU64>() };
+        word.store(
+            u64::from_ne_bytes(bytes),
+            std::sync::atomic::Ordering::Relaxed,
+        );
+    }
+}
+
+impl Drop for SharedWords {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the mapping made in `map`.
+        unsafe { libc::munmap(self.ptr.cast(), self.words * 8) };
+    }
+}
