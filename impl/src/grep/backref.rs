@@ -459,7 +459,13 @@ fn scalar_at(bytes: &[u8]) -> Option<(u32, usize)> {
         0xf0..=0xf4 => 4,
         _ => return None,
     };
-    let c = std::str::from_utf8(bytes.get(..n)?).ok()?.chars().next()?;
+    // Decoded from a copy: `bytes` may be a mapped window that another
+    // process rewrites, and a `&str` validated over it could then decode
+    // differently from what was validated (docs/safety.md, "Mapped
+    // windows").
+    let mut copy = [0u8; 4];
+    copy[..n].copy_from_slice(bytes.get(..n)?);
+    let c = std::str::from_utf8(&copy[..n]).ok()?.chars().next()?;
     Some((u32::from(c), n))
 }
 

@@ -15,7 +15,7 @@
 //! atomic loads and stores.
 //!
 //! The handler is a good citizen of the process (docs/safety.md, "The
-//! SIGBUS handler"):
+//! SIGBUS handler", has the whole argument):
 //! - it saves and restores `errno`, which its system calls may change
 //!   under the interrupted code;
 //! - a fault that is not in a window goes to the disposition that was

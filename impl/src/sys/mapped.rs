@@ -89,7 +89,9 @@ impl MappedWindow {
         // skip + len bytes long; it is read-only and private, so no Rust
         // reference elsewhere can alias it mutably.  Pages that vanish by
         // truncation are replaced by zero pages in the handler, so every
-        // read of the slice completes.
+        // read of the slice completes.  Another process may still rewrite
+        // the file's bytes under the slice: docs/safety.md, "Mapped
+        // windows", argues why no decision of ours rests on them.
         let bytes =
             unsafe { std::slice::from_raw_parts((self.ptr as *const u8).add(self.skip), self.len) };
         let r = f(bytes, &|| guard.faulted());

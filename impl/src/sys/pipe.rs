@@ -220,7 +220,8 @@ impl FrozenPipe {
         // SAFETY: `iov` describes `bytes`, which lie inside a buffer that
         // `self.frozen` holds a clone of and never releases (see Drop), so
         // the pages stay allocated and unmodified for the life of the
-        // process, as vmsplice's page references require.  The kernel only
+        // process, as vmsplice's page references require (docs/safety.md,
+        // "vmsplice").  The kernel only
         // reads the one iovec we pass.
         byte_count(unsafe { libc::vmsplice(self.fd, &iov, 1, flags) })
     }

@@ -3,7 +3,9 @@
 
 use super::locale::{c_ctype_handle, in_locale, utf8_ctype_handle};
 
-/// `struct re_pattern_buffer` of glibc's <regex.h> on 64-bit Linux.  The
+/// `struct re_pattern_buffer` of glibc's <regex.h> on 64-bit Linux,
+/// checked against the header by a test (docs/safety.md, "glibc's
+/// regex").  The
 /// byte after `re_nsub` holds the bit fields `can_be_null:1`,
 /// `regs_allocated:2`, `fastmap_accurate:1`, `no_sub:1`, `not_bol:1`,
 /// `not_eol:1` and `newline_anchor:1`, lowest bit first.
