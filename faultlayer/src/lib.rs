@@ -2,7 +2,8 @@
 //! but honest kernel for the I/O calls of the unmodified release binaries.
 //!
 //! It interposes `read`, `readv`, `pread`, `write`, `writev`, `splice`,
-//! `copy_file_range`, `vmsplice`, `fcntl(F_SETPIPE_SZ)`, `mmap` and the
+//! `copy_file_range`, `vmsplice`, `fcntl(F_SETPIPE_SZ)`, `mmap`, `open`
+//! and `openat` (and their 64 forms), and the
 //! same calls made through `syscall(2)` (and `pipe`/`pipe2`, only to tell
 //! a splice through the process's own pipe from one on an inherited
 //! pipe), and does to them only what a real
@@ -18,7 +19,9 @@
 //!   pages from there raise SIGBUS, as a bad page does);
 //! - fail an output descriptor after N bytes with ENOSPC, EFBIG, EDQUOT,
 //!   EIO, or EPIPE (raising SIGPIPE first, as the kernel does);
-//! - deny F_SETPIPE_SZ (EPERM) and mmap (ENOMEM).
+//! - deny F_SETPIPE_SZ (EPERM) and mmap (ENOMEM);
+//! - fail the opening of a file the plan names with EACCES: an unreadable
+//!   file, which a root user cannot otherwise be shown.
 //!
 //! Every decision is a pure function of the seed, the call kind, the
 //! descriptor and either the descriptor's call number or the file offset
@@ -892,6 +895,65 @@ unsafe fn handle_fcntl(fd: c_int, cmd: c_int, arg: c_long) -> c_long {
     finish(Kind::SetPipeSize, &call.note(fd), r)
 }
 
+/// Open `path` relative to `dirfd`: EACCES for a file the plan makes
+/// unreadable (found by device and inode, whatever name reaches it),
+/// otherwise the real openat.
+unsafe fn handle_open(
+    dirfd: c_int,
+    path: *const libc::c_char,
+    flags: c_int,
+    mode: c_uint,
+) -> c_long {
+    let pass = || {
+        // SAFETY: forwarded unchanged: the caller's path and flags.
+        unsafe {
+            raw::call(
+                libc::SYS_openat,
+                &[
+                    dirfd as c_long,
+                    path as c_long,
+                    flags as c_long,
+                    mode as c_long,
+                ],
+            )
+        }
+    };
+    let Some(layer) = layer() else {
+        return pass();
+    };
+    count(Kind::Open, Outcome::Calls, 1);
+    if !layer.plan.unreadable.is_empty() {
+        // SAFETY: a zeroed stat of our own, filled by newfstatat for the
+        // caller's (NUL-terminated) path; a failure leaves it unused.
+        let id = unsafe {
+            let mut st: libc::stat = std::mem::zeroed();
+            let r = raw::call(
+                libc::SYS_newfstatat,
+                &[
+                    dirfd as c_long,
+                    path as c_long,
+                    &mut st as *mut libc::stat as c_long,
+                    0,
+                ],
+            );
+            (r == 0).then_some((st.st_dev, st.st_ino))
+        };
+        if id.is_some_and(|id| layer.plan.unreadable.contains(&id)) {
+            count(Kind::Open, Outcome::InputFailed, 1);
+            let note = Note {
+                kind: Kind::Open,
+                fd: dirfd,
+                len: 0,
+                action: "eacces",
+                detail: 0,
+            };
+            log(&note, fail(libc::EACCES));
+            return fail(libc::EACCES);
+        }
+    }
+    pass()
+}
+
 const ANON_REFUSE_MIN: usize = 1 << 20;
 
 unsafe fn handle_mmap(
@@ -1160,6 +1222,43 @@ pub unsafe extern "C" fn mmap64(
     unsafe { mmap(addr, len, prot, flags, fd, off) }
 }
 
+// open and openat are variadic (the mode comes only with O_CREAT or
+// O_TMPFILE); on x86_64 and aarch64 a variadic integer argument travels in
+// the same register as a fixed one, so it is read as one.
+#[no_mangle]
+pub unsafe extern "C" fn open(path: *const libc::c_char, flags: c_int, mode: c_uint) -> c_int {
+    // SAFETY: the caller's arguments, forwarded.
+    libc_result(unsafe { handle_open(libc::AT_FDCWD, path, flags, mode) }) as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn open64(path: *const libc::c_char, flags: c_int, mode: c_uint) -> c_int {
+    // SAFETY: as above.
+    libc_result(unsafe { handle_open(libc::AT_FDCWD, path, flags, mode) }) as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn openat(
+    dirfd: c_int,
+    path: *const libc::c_char,
+    flags: c_int,
+    mode: c_uint,
+) -> c_int {
+    // SAFETY: as above.
+    libc_result(unsafe { handle_open(dirfd, path, flags, mode) }) as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn openat64(
+    dirfd: c_int,
+    path: *const libc::c_char,
+    flags: c_int,
+    mode: c_uint,
+) -> c_int {
+    // SAFETY: as above.
+    libc_result(unsafe { handle_open(dirfd, path, flags, mode) }) as c_int
+}
+
 // syscall(2) is variadic too; the same register argument applies, and the
 // sixth argument is read from the caller's stack slot for it, which every
 // caller of a six-argument call fills.  Only the I/O calls above are
@@ -1183,6 +1282,7 @@ pub unsafe extern "C" fn syscall(
         libc::SYS_splice,
         libc::SYS_copy_file_range,
         libc::SYS_vmsplice,
+        libc::SYS_openat,
     ];
     if layer().is_some() && io.contains(&n) {
         count(Kind::RawSyscall, Outcome::Calls, 1);
@@ -1235,6 +1335,12 @@ pub unsafe extern "C" fn syscall(
             libc::SYS_vmsplice => {
                 handle_vmsplice(a1 as c_int, a2 as *const iovec, a3 as usize, a4 as c_uint)
             }
+            libc::SYS_openat => handle_open(
+                a1 as c_int,
+                a2 as *const libc::c_char,
+                a3 as c_int,
+                a4 as c_uint,
+            ),
             _ => raw::syscall6(n, [a1, a2, a3, a4, a5, a6]),
         }
     };

@@ -16,6 +16,7 @@
 //! | `pipesz=P` | P % of `fcntl(F_SETPIPE_SZ)` fail with EPERM |
 //! | `mmap=P` | P % of file mappings (and anonymous ones of 1 MiB or more) fail with ENOMEM |
 //! | `eio=DEV:INO@N` | reads of that file at offsets from N on fail with EIO (mapped pages from N's page on raise SIGBUS) |
+//! | `eacces=DEV:INO` | opening that file fails with EACCES (an unreadable file, which root cannot otherwise have) |
 //! | `outfail=FD@N:ERRNO` | descriptor FD takes N bytes, then fails with ERRNO (ENOSPC, EFBIG, EDQUOT, EPIPE, EIO or EAGAIN) |
 //! | `log=PATH` | append one line per decision to PATH |
 //! | `counts=PATH` | count intercepted calls in PATH (shared memory, so a killed process still leaves its counts) |
@@ -33,6 +34,8 @@ pub struct Plan {
     pub pipe_size: u8,
     pub mmap: u8,
     pub input_eio: Vec<InputEio>,
+    /// Files (device, inode) that cannot be opened: EACCES.
+    pub unreadable: Vec<(u64, u64)>,
     pub output_failures: Vec<OutputFailure>,
     pub log: Option<String>,
     pub counts: Option<String>,
@@ -121,6 +124,9 @@ impl Plan {
         for e in &self.input_eio {
             items.push(format!("eio={}:{}@{}", e.dev, e.ino, e.at));
         }
+        for (dev, ino) in &self.unreadable {
+            items.push(format!("eacces={dev}:{ino}"));
+        }
         for f in &self.output_failures {
             items.push(format!("outfail={}@{}:{}", f.fd, f.after, f.errno.name()));
         }
@@ -161,6 +167,13 @@ impl Plan {
                         ino: ino.parse().map_err(|_| bad())?,
                         at: at.parse().map_err(|_| bad())?,
                     });
+                }
+                "eacces" => {
+                    let (dev, ino) = value.split_once(':').ok_or_else(bad)?;
+                    plan.unreadable.push((
+                        dev.parse().map_err(|_| bad())?,
+                        ino.parse().map_err(|_| bad())?,
+                    ));
                 }
                 "outfail" => {
                     let (fd, rest) = value.split_once('@').ok_or_else(bad)?;
@@ -203,10 +216,12 @@ pub enum Kind {
     MmapAnon,
     /// An I/O system call made through `syscall(2)` instead of its symbol.
     RawSyscall,
+    /// Opening a file by name: open, open64, openat, openat64.
+    Open,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 13] = [
+    pub const ALL: [Kind; 14] = [
         Kind::Read,
         Kind::Readv,
         Kind::Pread,
@@ -220,6 +235,7 @@ impl Kind {
         Kind::MmapFile,
         Kind::MmapAnon,
         Kind::RawSyscall,
+        Kind::Open,
     ];
 
     pub fn name(self) -> &'static str {
@@ -237,6 +253,7 @@ impl Kind {
             Kind::MmapFile => "mmap(file)",
             Kind::MmapAnon => "mmap(anon)",
             Kind::RawSyscall => "syscall()",
+            Kind::Open => "open",
         }
     }
 }
@@ -254,7 +271,7 @@ pub enum Outcome {
     Eintr,
     /// Kernel copies refused, and pipe resizes and mappings denied.
     Refused,
-    /// Calls failed hard on their input: EIO.
+    /// Calls failed hard on their input: EIO, or EACCES for an open.
     InputFailed,
     /// Calls failed hard on their output, with the output's errno.
     OutputFailed,

@@ -35,8 +35,10 @@ fn write_world(case: &samebytes_oracle::binary::BinaryCase, dir: &str) -> Result
     use samebytes_oracle::binary::run;
     let dir = std::path::Path::new(dir);
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let made = run::materialize(case, dir);
     let plan = samebytes_oracle::faultplan::Plan {
-        input_eio: run::materialize(case, dir),
+        input_eio: made.eio,
+        unreadable: made.unreadable,
         ..run::plan_of(case)
     };
     println!(

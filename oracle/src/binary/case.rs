@@ -256,7 +256,8 @@ fn yes_args(rng: &mut Rng) -> Vec<Vec<u8>> {
     }
 }
 
-/// A world: up to three files, maybe a directory, and a stdin.
+/// A world: up to three files, maybe a directory, maybe an unreadable
+/// file, and a stdin.
 fn world(rng: &mut Rng) -> World {
     let mut world = World::default();
     let nfiles = rng.below(4) as usize;
@@ -268,6 +269,11 @@ fn world(rng: &mut Rng) -> World {
     }
     if rng.chance(1, 8) {
         world.files.insert(b"d".to_vec(), Node::Directory);
+    }
+    // A file that cannot be opened (EACCES): the fault layer refuses it,
+    // since a root user reads every file whatever its mode.
+    if rng.chance(1, 6) {
+        world.files.insert(b"u".to_vec(), Node::Unreadable);
     }
     let stdin_node = match rng.below(11) {
         0..=4 => Node::Regular({

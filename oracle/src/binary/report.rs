@@ -24,12 +24,13 @@ pub const FAULTS: [Outcome; 6] = [
 pub fn applicable(tool: Tool) -> &'static [(Kind, &'static [Outcome])] {
     use Outcome::*;
     // A read fails on its input, a write on its output, and a kernel copy
-    // on either end.
+    // on either end; an open fails with EACCES (in-fail).
     const INPUT: &[Outcome] = &[Short, Eintr, InputFailed];
     const OUTPUT: &[Outcome] = &[Short, Eintr, OutputFailed];
     const COPY: &[Outcome] = &[Short, Eintr, Refused, InputFailed, OutputFailed];
     match tool {
         Tool::Wc => &[
+            (Kind::Open, &[InputFailed]),
             (Kind::Read, INPUT),
             (Kind::Pread, INPUT),
             (Kind::MmapFile, &[Refused, Sigbus]),
@@ -38,6 +39,7 @@ pub fn applicable(tool: Tool) -> &'static [(Kind, &'static [Outcome])] {
             (Kind::Write, OUTPUT),
         ],
         Tool::Cat => &[
+            (Kind::Open, &[InputFailed]),
             (Kind::Read, INPUT),
             (Kind::Write, OUTPUT),
             (Kind::CopyFileRange, COPY),
@@ -46,6 +48,7 @@ pub fn applicable(tool: Tool) -> &'static [(Kind, &'static [Outcome])] {
             (Kind::SetPipeSize, &[Refused]),
         ],
         Tool::Grep => &[
+            (Kind::Open, &[InputFailed]),
             (Kind::Read, INPUT),
             (Kind::MmapFile, &[Refused, Sigbus]),
             (Kind::SetPipeSize, &[Refused]),

@@ -122,9 +122,11 @@ pub fn plan_of(case: &BinaryCase) -> Plan {
 }
 
 /// Make the case's files, and a regular stdin as `.stdin`, in `dir`;
-/// return the EIO points of those that have one.
-pub fn materialize(case: &BinaryCase, dir: &Path) -> Vec<InputEio> {
+/// return the EIO points of those that have one, and the files that must
+/// not open.
+pub fn materialize(case: &BinaryCase, dir: &Path) -> Materialized {
     let mut eio = Vec::new();
+    let mut unreadable = Vec::new();
     let mut fail_at = |path: &Path, at: Option<usize>| {
         if let Some(at) = at {
             let (dev, ino) = identity(path);
@@ -140,7 +142,12 @@ pub fn materialize(case: &BinaryCase, dir: &Path) -> Vec<InputEio> {
         match node {
             Node::Regular(d) => std::fs::write(&path, d).expect("write file"),
             Node::Directory => std::fs::create_dir(&path).expect("mkdir"),
-            Node::Stream(_) | Node::Unreadable | Node::Closed => {
+            // Empty, as the spec's stat says, and unopenable by the plan.
+            Node::Unreadable => {
+                std::fs::write(&path, b"").expect("write file");
+                unreadable.push(identity(&path));
+            }
+            Node::Stream(_) | Node::Closed => {
                 unreachable!("the generator makes none of these")
             }
         }
@@ -151,7 +158,14 @@ pub fn materialize(case: &BinaryCase, dir: &Path) -> Vec<InputEio> {
         std::fs::write(&path, d).expect("write stdin");
         fail_at(&path, case.world.read_errors.stdin);
     }
-    eio
+    Materialized { eio, unreadable }
+}
+
+/// What the plan must know of the files made: where reads fail, and which
+/// files cannot be opened.
+pub struct Materialized {
+    pub eio: Vec<InputEio>,
+    pub unreadable: Vec<(u64, u64)>,
 }
 
 /// The most a preloaded non-blocking stdin pipe holds (the unprivileged
@@ -270,7 +284,9 @@ pub fn run_under(
         counts: Some(dir.join(".counts").to_string_lossy().into_owned()),
         ..plan_of(case)
     };
-    plan.input_eio = materialize(case, dir);
+    let made = materialize(case, dir);
+    plan.input_eio = made.eio;
+    plan.unreadable = made.unreadable;
     std::fs::write(dir.join(".counts"), vec![0u8; COUNTS_FILE_LEN]).expect("counts file");
 
     let log = dir.with_extension("memcheck");
