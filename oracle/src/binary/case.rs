@@ -218,9 +218,14 @@ const GREP_OPTIONS: &[&[u8]] = &[
     b"-z",
     b"-E",
     b"-F",
+    b"-P",
+    b"-w",
+    b"--color=always",
     b"--binary-files=without-match",
 ];
 /// Patterns that select some of [`text`]'s lines, none, or all of them.
+/// grep's pattern file, when a case reads its patterns with `-f`.
+const PATTERN_FILE: &[u8] = b"p";
 const GREP_PATTERNS: &[&[u8]] = &[
     b"lorem",
     b"ipsum dolor",
@@ -328,10 +333,15 @@ fn command_line(tool: Tool, rng: &mut Rng, world: &World) -> Vec<Vec<u8>> {
         }
     }
     if tool == Tool::Grep {
-        if rng.chance(1, 4) {
-            args.push(b"-e".to_vec());
+        if world.files.contains_key(PATTERN_FILE) {
+            args.push(b"-f".to_vec());
+            args.push(PATTERN_FILE.to_vec());
+        } else {
+            if rng.chance(1, 4) {
+                args.push(b"-e".to_vec());
+            }
+            args.push(rng.pick(GREP_PATTERNS).to_vec());
         }
-        args.push(rng.pick(GREP_PATTERNS).to_vec());
     }
     let mut operands: Vec<Vec<u8>> = world.files.keys().cloned().collect();
     operands.push(b"-".to_vec());
@@ -433,6 +443,19 @@ pub fn generate(tool: Tool, seed: u64) -> BinaryCase {
     } else {
         world(&mut rng)
     };
+    if tool == Tool::Grep && rng.chance(1, 5) {
+        // Patterns read from a file (`-f p`): one to three of them, a
+        // line each, the last newline perhaps left off.
+        let mut list = Vec::new();
+        for _ in 0..=rng.below(3) {
+            list.extend_from_slice(rng.pick(GREP_PATTERNS));
+            list.push(b'\n');
+        }
+        if rng.chance(1, 3) {
+            list.pop();
+        }
+        world.files.insert(PATTERN_FILE.to_vec(), Node::Regular(list));
+    }
     let args = if tool == Tool::Wc && rng.chance(1, 6) {
         files0_command_line(&mut rng, &mut world)
     } else {
