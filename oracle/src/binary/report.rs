@@ -55,6 +55,9 @@ pub fn applicable(tool: Tool) -> &'static [(Kind, &'static [Outcome])] {
             (Kind::Write, OUTPUT),
         ],
         Tool::Yes => &[
+            // The page buffer's own mapping, denied (ENOMEM): yes goes on
+            // with a small buffer, as GNU's does.
+            (Kind::MmapAnon, &[Refused]),
             (Kind::Vmsplice, &[Short, Eintr, Refused, OutputFailed]),
             (Kind::SetPipeSize, &[Refused]),
             (Kind::Write, OUTPUT),
