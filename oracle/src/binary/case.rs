@@ -224,6 +224,16 @@ const GREP_OPTIONS: &[&[u8]] = &[
     b"--binary-files=without-match",
 ];
 /// Patterns that select some of [`text`]'s lines, none, or all of them.
+/// The patterns -w takes: each matches only whole words of the text.
+const WORD_PATTERNS: &[&[u8]] = &[
+    b"lorem",
+    b"ipsum dolor",
+    b"word",
+    b"^lorem",
+    b"dolor$",
+    b"zzz",
+];
+
 /// grep's pattern file, when a case reads its patterns with `-f`.
 const PATTERN_FILE: &[u8] = b"p";
 const GREP_PATTERNS: &[&[u8]] = &[
@@ -333,7 +343,14 @@ fn command_line(tool: Tool, rng: &mut Rng, world: &World) -> Vec<Vec<u8>> {
         }
     }
     if tool == Tool::Grep {
-        if world.files.contains_key(PATTERN_FILE) {
+        // -w with a pattern that matches a run of word characters is
+        // quadratic in the run, in GNU's search as in ours (each start is
+        // retried with every shorter match): on the generator's long runs
+        // of `x` both take minutes.  -w gets whole words only.
+        let word = args.iter().any(|a| a == b"-w");
+        if word {
+            args.push(rng.pick(WORD_PATTERNS).to_vec());
+        } else if world.files.contains_key(PATTERN_FILE) {
             args.push(b"-f".to_vec());
             args.push(PATTERN_FILE.to_vec());
         } else {
@@ -454,7 +471,9 @@ pub fn generate(tool: Tool, seed: u64) -> BinaryCase {
         if rng.chance(1, 3) {
             list.pop();
         }
-        world.files.insert(PATTERN_FILE.to_vec(), Node::Regular(list));
+        world
+            .files
+            .insert(PATTERN_FILE.to_vec(), Node::Regular(list));
     }
     let args = if tool == Tool::Wc && rng.chance(1, 6) {
         files0_command_line(&mut rng, &mut world)
