@@ -11,7 +11,7 @@ mod common;
 use std::fs::File;
 use std::sync::atomic::Ordering;
 
-use common::sys::signal::{self, HOST_CALLS, HOST_ERRNO, HOST_STACK};
+use common::sys::signal::{self, HOST_CALLS, HOST_ERRNO, HOST_SAW_SIGNO, HOST_STACK};
 use samebytes::sys::MappedWindow;
 
 #[test]
@@ -30,6 +30,11 @@ fn the_sigbus_guard_keeps_errno_chains_to_the_host_and_uses_the_alternate_stack(
     signal::raise_sigbus();
     let errno = signal::errno();
     assert_eq!(HOST_CALLS.load(Ordering::SeqCst), 1, "the host's handler");
+    assert_eq!(
+        HOST_SAW_SIGNO.load(Ordering::SeqCst),
+        libc::SIGBUS as usize,
+        "the host's handler was given the kernel's siginfo_t"
+    );
     assert_ne!(HOST_ERRNO, libc::ENOTTY);
     assert_eq!(errno, libc::ENOTTY, "errno after the handler");
 

@@ -207,9 +207,16 @@ pub mod signal {
     /// The errno the host's handler leaves behind, as foreign code may.
     pub const HOST_ERRNO: i32 = libc::EDOM;
 
-    extern "C" fn host_handler(_: libc::c_int, _: *mut libc::siginfo_t, _: *mut libc::c_void) {
+    /// The signal number the host's handler read from its `siginfo_t`.
+    pub static HOST_SAW_SIGNO: AtomicUsize = AtomicUsize::new(0);
+
+    extern "C" fn host_handler(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
         let local = 0u8;
         HOST_STACK.store(std::ptr::from_ref(&local) as usize, Ordering::SeqCst);
+        // SAFETY: an SA_SIGINFO handler is given the kernel's siginfo_t
+        // (a handler passed on as a plain one would find garbage here).
+        let signo = unsafe { (*info).si_signo };
+        HOST_SAW_SIGNO.store(signo as usize, Ordering::SeqCst);
         HOST_CALLS.fetch_add(1, Ordering::SeqCst);
         set_errno(HOST_ERRNO);
     }
@@ -222,7 +229,9 @@ pub mod signal {
         unsafe {
             let mut sa: libc::sigaction = std::mem::zeroed();
             sa.sa_sigaction = host_handler as *const () as usize;
-            sa.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
+            // SA_SIGINFO alone: the guard must tell it from a plain
+            // handler by that flag, whatever else is set.
+            sa.sa_flags = libc::SA_SIGINFO;
             libc::sigemptyset(&mut sa.sa_mask);
             assert_eq!(libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut()), 0);
         }

@@ -113,3 +113,26 @@ impl<const N: usize> GuardTable<N> {
         })
     }
 }
+
+// Not in the loom build, which includes this file with loom's atomics
+// (usable only inside a model).
+#[cfg(all(test, not(feature = "loom")))]
+mod tests {
+    use super::*;
+
+    /// A slot its owner is changing (its count odd), or that changed while
+    /// it was read, names nothing: its start and length may belong to two
+    /// windows.  (loom's pairing model finds the interleaving; this is
+    /// the rule itself.)
+    #[test]
+    fn a_slot_mid_change_names_nothing() {
+        let table = GuardTable::<1>::new();
+        let slot = table.claim().expect("slot");
+        table.arm(slot, 0x1000, 0x1000);
+        assert!(table.holding(0x1800).is_some());
+        table.slot(slot).seq.fetch_add(1, Ordering::SeqCst);
+        assert!(table.holding(0x1800).is_none(), "a slot mid-change");
+        table.slot(slot).seq.fetch_add(1, Ordering::SeqCst);
+        assert!(table.holding(0x1800).is_some());
+    }
+}
