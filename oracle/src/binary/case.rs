@@ -538,6 +538,10 @@ pub fn generate(tool: Tool, seed: u64) -> BinaryCase {
     let fails = match tool {
         _ if stdout == StdoutKind::Closed => false,
         Tool::Yes => reader_stops_after.is_none(),
+        // grep prints less than it reads, and often nothing (-q, -l, -c,
+        // a pattern that selects no line): a failing stdout is met only
+        // where it prints past the limit, so it gets more of them.
+        Tool::Grep => !formatted_read_error && rng.chance(1, 2),
         _ => !formatted_read_error && rng.chance(1, 3),
     };
     let output_failure = fails.then(|| {
@@ -562,7 +566,7 @@ pub fn generate(tool: Tool, seed: u64) -> BinaryCase {
             Tool::Wc => rng.below(120),
             Tool::Cat => rng.below(total_input + 200),
             // grep prints a share of its input, often a small one.
-            Tool::Grep if rng.chance(1, 2) => rng.below(300),
+            Tool::Grep if rng.chance(2, 3) => rng.below(300),
             Tool::Grep => rng.below(total_input + 200),
             Tool::Yes => yes_limit(&mut rng),
         };
