@@ -4,7 +4,7 @@
 //! included here beside a `sync` module that gives loom's primitives
 //! (`impl/src/sync.rs` gives std's to the real build).
 //!
-//! Run: `cargo test --release -p samebytes --features loom --test loom`.
+//! Run: `cargo test -p samebytes --features loom --test loom`.
 #![cfg(feature = "loom")]
 
 mod sync {
