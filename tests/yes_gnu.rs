@@ -42,7 +42,13 @@ fn command(program: &Path, args: &[Vec<u8>], posixly_correct: bool) -> Command {
     } else {
         cmd.env_remove("POSIXLY_CORRECT");
     }
-    common::sys::ignore_sigpipe_in_child(&mut cmd);
+    samebytes_oracle::sys::before_exec(
+        &mut cmd,
+        samebytes_oracle::sys::ChildSetup {
+            sigpipe_default: Some(false),
+            ..Default::default()
+        },
+    );
     cmd
 }
 

@@ -54,18 +54,6 @@ pub fn limit_address_space(cmd: &mut Command, bytes: u64) {
     }
 }
 
-/// Run `cmd` with SIGPIPE ignored, so a closed pipe is EPIPE.
-pub fn ignore_sigpipe_in_child(cmd: &mut Command) {
-    // SAFETY: between fork and exec only signal(2) runs, which is
-    // async-signal-safe.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::signal(libc::SIGPIPE, libc::SIG_IGN);
-            Ok(())
-        });
-    }
-}
-
 /// Send `signal` to our own child `pid` (not yet reaped).
 pub fn kill(pid: u32, signal: i32) {
     // SAFETY: kill(2) takes plain integers and touches no memory of ours.

@@ -31,7 +31,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 pub mod table;
-pub use table::{GuardSlot, GuardTable};
+use table::GuardTable;
 
 /// More slots than windows grep and wc ever hold at once (one per search
 /// thread, at most 64).  With every slot taken, mapping fails and the
@@ -164,54 +164,4 @@ pub fn install() -> bool {
             libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut()) == 0
         }
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::GuardTable;
-
-    /// The handler's lookup: an address names the window whose range
-    /// holds it, and nothing at or past a window's end; a released slot
-    /// names nothing and is claimed again.
-    #[test]
-    fn a_fault_address_names_the_one_window_that_holds_it() {
-        let table = GuardTable::<3>::new();
-        let (a, b) = (table.claim().expect("slot"), table.claim().expect("slot"));
-        let base = 0x7000_0000usize;
-        table.arm(a, base, 0x3000);
-        table.arm(b, base + 0x5000, 0x1000);
-        let holder = |addr: usize| {
-            table.holding(addr).map(|(s, end)| {
-                let name = if std::ptr::eq(s, table.slot(a)) {
-                    "a"
-                } else if std::ptr::eq(s, table.slot(b)) {
-                    "b"
-                } else {
-                    "another"
-                };
-                (name, end - base)
-            })
-        };
-        let asked = [
-            base - 1,
-            base,
-            base + 0x2fff,
-            base + 0x3000,
-            base + 0x4fff,
-            base + 0x5000,
-            base + 0x5fff,
-            base + 0x6000,
-        ];
-        let found: Vec<_> = asked.iter().map(|&addr| holder(addr)).collect();
-        let (none, a_, b_) = (None, Some(("a", 0x3000)), Some(("b", 0x6000)));
-        assert_eq!(found, [none, a_, a_, none, none, b_, b_, none]);
-        table.slot(a).mark_faulted();
-        assert!(table.slot(a).faulted() && !table.slot(b).faulted());
-        table.release(a);
-        assert_eq!(holder(base), None);
-        assert!(!table.slot(a).faulted(), "a released slot is clean");
-        assert_eq!(table.claim(), Some(a));
-        assert_eq!(table.claim(), Some(2));
-        assert_eq!(table.claim(), None, "every slot taken");
-    }
 }
