@@ -1,15 +1,24 @@
 //! Model checks: loom runs the shipped synchronisation code under every
 //! interleaving its threads allow (up to loom's bounds), with its own
-//! atomics in place of std's.  The files are the very ones that ship,
-//! included here beside a `sync` module that gives loom's primitives
-//! (`impl/src/sync.rs` gives std's to the real build).
+//! atomics, mutexes and condition variables in place of std's.  The files
+//! are the very ones that ship, included here beside a `sync` module that
+//! gives loom's primitives (`impl/src/sync.rs` gives std's to the real
+//! build):
+//! - the SIGBUS guard's slot table (`sys/guard/table.rs`), below;
+//! - the parallel grep's relay (`grep/relay.rs`: the core and the helper
+//!   claiming a mapped window's regions from either end) and its queue
+//!   (`grep/queue.rs`: the walk, the search threads and the printer
+//!   handing slots over), in `grep` below.
 //!
 //! Run: `cargo test -p samebytes --features loom --test loom`.
 #![cfg(feature = "loom")]
 
 mod sync {
-    pub use loom::sync::atomic;
+    pub use loom::sync::{atomic, Condvar, Mutex, MutexGuard};
 }
+
+#[path = "loom/grep.rs"]
+mod grep;
 
 #[path = "../src/sys/guard/table.rs"]
 mod guard_table;

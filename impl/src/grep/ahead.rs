@@ -31,6 +31,7 @@ use std::cell::Cell;
 
 use super::lines;
 use super::matcher::RegexMatcher;
+use super::relay::Record;
 
 /// One matching line, as the helper found it.
 #[derive(Clone, Copy, Debug)]
@@ -217,11 +218,6 @@ impl Found {
         self.to
     }
 
-    /// How many matching lines the record holds.
-    pub(super) fn hit_count(&self) -> usize {
-        self.hits.len()
-    }
-
     /// How far from `at` (absolute) the bytes are known to hold no NUL.
     pub(super) fn nul_free(&self, at: u64) -> u64 {
         match self.from <= at && at <= self.nul_free_to {
@@ -306,6 +302,13 @@ impl Found {
             (Some(f), _) => Some(f),
             (None, b) => b,
         }
+    }
+}
+
+impl Record for Found {
+    /// How many matching lines the record holds.
+    fn hit_count(&self) -> usize {
+        self.hits.len()
     }
 }
 

@@ -42,6 +42,36 @@ pub(super) fn after_nth(bytes: &[u8], t: u8, n: u64) -> Option<usize> {
     memchr::memchr_iter(t, bytes).nth(index).map(|p| p + 1)
 }
 
+/// The end of the region from line start `from`: after the last
+/// terminator within `size` bytes, or after the first one past them; at
+/// most `complete` (just after a terminator).
+pub(super) fn region_end(bytes: &[u8], t: u8, from: usize, complete: usize, size: usize) -> usize {
+    let reach = from.saturating_add(size.max(1));
+    if reach >= complete {
+        return complete;
+    }
+    match memchr::memrchr(t, &bytes[from..reach]) {
+        Some(p) => from + p + 1,
+        None => end(bytes, t, reach, complete) + 1,
+    }
+}
+
+/// The start of the region that ends at line start `to`, the mirror of
+/// [`region_end`]: the first line start at least `size` bytes before
+/// `to`, or the start of the line that reaches back past them; at least
+/// `floor` (a line start).
+pub(super) fn region_start(bytes: &[u8], t: u8, floor: usize, to: usize, size: usize) -> usize {
+    let reach = to.saturating_sub(size.max(1));
+    if reach <= floor {
+        return floor;
+    }
+    // `to - 1` is the terminator that ends the region.
+    match memchr::memchr(t, &bytes[reach - 1..to - 1]) {
+        Some(p) => reach + p,
+        None => start(bytes, t, floor, reach - 1),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,6 +164,63 @@ mod tests {
                     .and_then(|i| ends.get(i as usize))
                     .map(|&e| e + 1);
                 assert_eq!(after_nth(&hay, T, n), naive, "{hay:?} {n}");
+            }
+        }
+    }
+
+    const BYTES: &[u8] = b"a\nbb\n\nccc\ndddd\ne\n\n\nffffff\ng\n";
+
+    fn line_starts() -> Vec<usize> {
+        let mut starts = vec![0];
+        starts.extend((0..BYTES.len()).filter(|&i| BYTES[i] == T).map(|i| i + 1));
+        starts
+    }
+
+    /// The naive reference: the region is the whole lines that start
+    /// within `size` bytes of `from`, and at least one.
+    fn region_end_naive(from: usize, complete: usize, size: usize) -> usize {
+        let ends = line_starts()
+            .into_iter()
+            .filter(|&e| e > from && e <= complete);
+        let ends: Vec<usize> = ends.collect();
+        let within = ends
+            .iter()
+            .copied()
+            .filter(|&e| e <= from + size.max(1))
+            .max();
+        within.unwrap_or(ends[0])
+    }
+
+    /// The naive reference: the region is the whole lines that end
+    /// within `size` bytes of `to`, and at least one.
+    fn region_start_naive(floor: usize, to: usize, size: usize) -> usize {
+        let starts = line_starts().into_iter().filter(|&s| s >= floor && s < to);
+        let starts: Vec<usize> = starts.collect();
+        let within = starts
+            .iter()
+            .copied()
+            .filter(|&s| s + size.max(1) >= to)
+            .min();
+        within.unwrap_or(*starts.last().expect("a line before `to`"))
+    }
+
+    #[test]
+    fn regions_are_cut_at_line_starts_from_either_end() {
+        let starts = line_starts();
+        for (i, &a) in starts.iter().enumerate() {
+            for &b in &starts[i + 1..] {
+                for size in 0..14 {
+                    let (end, want) = (
+                        region_end(BYTES, T, a, b, size),
+                        region_end_naive(a, b, size),
+                    );
+                    assert_eq!(end, want, "end from {a} to {b}, size {size}");
+                    let (start, want) = (
+                        region_start(BYTES, T, a, b, size),
+                        region_start_naive(a, b, size),
+                    );
+                    assert_eq!(start, want, "start from {a} to {b}, size {size}");
+                }
             }
         }
     }

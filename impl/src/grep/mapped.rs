@@ -27,7 +27,8 @@ use samebytes_spec::grep::BINARY_PREFIX;
 
 use super::ahead::{Found, Wanted};
 use super::buffer::{LineBuffer, Window};
-use super::relay::{region_end, Claim, Relay};
+use super::lines::{region_end, region_start};
+use super::relay::{Claim, Relay};
 use super::search::{FileState, Search};
 use super::sink::Stop;
 use super::system::{Leftover, MappedFile, NeverPauses};
@@ -174,7 +175,10 @@ impl Search<'_, '_> {
         std::thread::scope(|scope| {
             let help = move || {
                 drop(leftover);
-                relay.help(w.bytes, t, cfg.buffer, search);
+                relay.help(
+                    |floor, to| region_start(w.bytes, t, floor, to, cfg.buffer),
+                    search,
+                );
             };
             if std::thread::Builder::new()
                 .spawn_scoped(scope, help)
@@ -194,7 +198,7 @@ impl Search<'_, '_> {
         &mut self,
         w: Window,
         (from, complete): (usize, usize),
-        relay: Option<&Relay>,
+        relay: Option<&Relay<Found>>,
         mark: &mut Mark,
         spoiled: &dyn Fn() -> bool,
         cfg: &GrepConfig,

@@ -37,16 +37,42 @@ use std::io::{self, Write};
 
 use super::file::{ItemEnd, RunContext};
 use super::matcher::Matcher;
-use super::queue::{Chunk, Next, OwnWrite, Queue};
+use super::queue::{Chunk, Next, OwnWrite, Place, Queue, Room, Walk};
 use super::search::Search;
 use super::sink::{Sink, Stop};
 use super::system::GrepSystem;
-use super::walk::{WalkState, Walker};
+use super::walk::{Item, WalkState, Walker};
+
+/// The queue's items are the walk's.
+impl Walk for Walker<'_> {
+    type Item = Item;
+    type End = ItemEnd;
+    type State = WalkState;
+
+    fn batch(&self, state: &mut WalkState, out: &mut Vec<Item>, want: usize) -> bool {
+        self.fill(state, out, want);
+        state.done()
+    }
+
+    fn place(item: Item) -> Place<Item, ItemEnd> {
+        match item {
+            Item::Note { text, error } => Place::Ended {
+                text,
+                end: ItemEnd::Next {
+                    selected: false,
+                    error,
+                },
+            },
+            Item::File { .. } => Place::File(item),
+            Item::Device { .. } | Item::Stdin => Place::AtHead(item),
+        }
+    }
+}
 
 /// A search thread's stdout or stderr: chunks into the slot of the item
 /// being searched.
-struct SlotWriter<'q> {
-    queue: &'q Queue,
+struct SlotWriter<'q, 'w> {
+    queue: &'q Queue<Walker<'w>>,
     slot: &'q Cell<u64>,
     /// Stdout's: how many bytes of the next write are an optional
     /// separator (the sink says at each flush).  Stderr has none.
@@ -65,7 +91,7 @@ fn chunk_of(buf: &[u8], optional: Option<usize>) -> Chunk {
     }
 }
 
-impl Write for SlotWriter<'_> {
+impl Write for SlotWriter<'_, '_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         if !buf.is_empty() {
             let optional = self.optional.map(Cell::take);
@@ -195,7 +221,7 @@ impl<'p> Printer<'p> {
     }
 
     /// Print what the head holds, or add its end; `Err` when the run ends.
-    fn head(&mut self, next: Next) -> Result<Option<Next>, ()> {
+    fn head<'w>(&mut self, next: Next<Walker<'w>>) -> Result<Option<Next<Walker<'w>>>, ()> {
         match next {
             Next::Print(chunks) => {
                 for chunk in chunks {
@@ -219,14 +245,14 @@ impl<'p> Printer<'p> {
 }
 
 /// The printer's stdout or stderr for its own searches.
-struct OwnWriter<'q, 'p> {
-    queue: &'q Queue,
+struct OwnWriter<'q, 'p, 'w> {
+    queue: &'q Queue<Walker<'w>>,
     printer: &'q RefCell<Printer<'p>>,
     slot: &'q Cell<u64>,
     optional: Option<&'q Cell<usize>>,
 }
 
-impl Write for OwnWriter<'_, '_> {
+impl Write for OwnWriter<'_, '_, '_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         if buf.is_empty() {
             return Ok(0);
@@ -290,7 +316,12 @@ pub(super) fn search_ordered<'a, 'p>(
     walk: WalkState,
     printer: Printer<'p>,
 ) -> (Option<i32>, Printer<'p>) {
-    let queue = Queue::new(walk, &ctx.cfg);
+    let room = Room {
+        held: ctx.cfg.held,
+        head_held: ctx.cfg.head_held,
+        queued: ctx.cfg.queued,
+    };
+    let queue = Queue::new(walk, room);
     let queue = &queue;
     let printer = RefCell::new(printer);
     let status = std::thread::scope(|scope| {
@@ -313,7 +344,12 @@ pub(super) fn search_ordered<'a, 'p>(
 
 /// A search thread: take files in queue order and search each into its
 /// slot, until there are none or the run is cancelled.
-fn search_thread(queue: &Queue, ctx: &RunContext, matcher: Matcher, walker: &Walker) {
+fn search_thread<'w>(
+    queue: &Queue<Walker<'w>>,
+    ctx: &RunContext,
+    matcher: Matcher,
+    walker: &Walker<'w>,
+) {
     let slot = Cell::new(0);
     let optional = Cell::new(0);
     let mut out = SlotWriter {
@@ -346,11 +382,11 @@ fn search_thread(queue: &Queue, ctx: &RunContext, matcher: Matcher, walker: &Wal
 
 /// The printer: print the head as it comes, search the head's item when
 /// it is the printer's, and otherwise search files; the exit status.
-fn print_and_search(
-    queue: &Queue,
+fn print_and_search<'w>(
+    queue: &Queue<Walker<'w>>,
     ctx: &RunContext,
     matcher: &Matcher,
-    walker: &Walker,
+    walker: &Walker<'w>,
     printer: &RefCell<Printer>,
 ) -> i32 {
     let slot = Cell::new(0);

@@ -5,10 +5,8 @@
 
 use std::collections::VecDeque;
 use std::io;
-use std::sync::{Condvar, Mutex, MutexGuard};
 
-use super::file::ItemEnd;
-use super::walk::{Item, WalkState, Walker};
+use crate::sync::{Condvar, Mutex, MutexGuard};
 
 /// The walk is pulled this many items at a time: one lock and one
 /// wake-up per batch, not per file.
@@ -35,19 +33,54 @@ impl Chunk {
     }
 }
 
-pub(super) struct Slot {
+/// What the queue needs of the walk that fills it: `walk::Walker` in a
+/// run (the loom models give a small one of their own).
+pub(super) trait Walk {
+    /// One thing to do, in output order.
+    type Item;
+    /// How an item's search ended, for the printer to add up.
+    type End: Copy;
+    /// Where the walk stands.
+    type State;
+    /// Walk on until `out` holds `want` items; whether the walk is done.
+    fn batch(&self, state: &mut Self::State, out: &mut Vec<Self::Item>, want: usize) -> bool;
+    /// Where an item goes in the queue.
+    fn place(item: Self::Item) -> Place<Self::Item, Self::End>;
+}
+
+/// Where an item goes in the queue.
+pub(super) enum Place<I, E> {
+    /// Nothing to search: a message for stderr (maybe empty), and how
+    /// the slot ends.
+    Ended { text: Vec<u8>, end: E },
+    /// A file any thread may search.
+    File(I),
+    /// Searched by the printer when its slot is the head (stdin and
+    /// devices, which may wait on the outside world).
+    AtHead(I),
+}
+
+/// Output and sizes: `GrepConfig::held`, `head_held` and `queued`.
+#[derive(Clone, Copy)]
+pub(super) struct Room {
+    pub(super) held: usize,
+    pub(super) head_held: usize,
+    pub(super) queued: usize,
+}
+
+pub(super) struct Slot<W: Walk> {
     /// The item, until a thread takes it.
-    item: Option<Item>,
+    item: Option<W::Item>,
     /// Searched by the printer at the head (stdin, devices).
     for_printer: bool,
     chunks: VecDeque<Chunk>,
     /// Bytes in `chunks`.
     bytes: usize,
-    end: Option<ItemEnd>,
+    end: Option<W::End>,
 }
 
-pub(super) struct State {
-    slots: VecDeque<Slot>,
+pub(super) struct State<W: Walk> {
+    slots: VecDeque<Slot<W>>,
     /// The number of `slots[0]`, counting from the first item.
     head: u64,
     /// Files before this number are taken.
@@ -70,8 +103,8 @@ pub(super) struct State {
 }
 
 /// The slots, and what waits on them.
-pub(super) struct Queue {
-    state: Mutex<State>,
+pub(super) struct Queue<W: Walk> {
+    state: Mutex<State<W>>,
     /// The bytes waiting behind the head and at it, and the slots queued
     /// (`GrepConfig::held`, `head_held`, `queued`).
     held: usize,
@@ -79,30 +112,30 @@ pub(super) struct Queue {
     queued: usize,
     /// Where the walk stands; used by the thread that set
     /// `State::walking`.
-    walk: Mutex<WalkState>,
+    walk: Mutex<W::State>,
     work: Condvar,
     printer: Condvar,
     room: Condvar,
 }
 
 /// What the printer does next.
-pub(super) enum Next {
+pub(super) enum Next<W: Walk> {
     Print(Vec<Chunk>),
-    Ended(ItemEnd),
+    Ended(W::End),
     /// Search this item, of the head slot (stdin, a device).
-    AtHead(u64, Item),
+    AtHead(u64, W::Item),
     /// Search this file, of this slot.
-    File(u64, Item),
+    File(u64, W::Item),
     Finished,
     /// Nothing to do yet, and the printer asked not to wait.
     WouldWait,
 }
 
 /// Where the printer's own write went.
-pub(super) enum OwnWrite {
+pub(super) enum OwnWrite<W: Walk> {
     /// Printed nothing: print these from the head first.
     Print(Vec<Chunk>),
-    Ended(ItemEnd),
+    Ended(W::End),
     /// Its slot is the head: print it directly.
     AtHead(Chunk),
     Queued,
@@ -110,12 +143,12 @@ pub(super) enum OwnWrite {
     WouldWait(Chunk),
 }
 
-impl Queue {
-    pub(super) fn new(walk: WalkState, cfg: &super::GrepConfig) -> Queue {
+impl<W: Walk> Queue<W> {
+    pub(super) fn new(walk: W::State, room: Room) -> Queue<W> {
         Queue {
-            held: cfg.held,
-            head_held: cfg.head_held,
-            queued: cfg.queued.max(1),
+            held: room.held,
+            head_held: room.head_held,
+            queued: room.queued.max(1),
             state: Mutex::new(State {
                 slots: VecDeque::new(),
                 head: 0,
@@ -137,16 +170,16 @@ impl Queue {
         }
     }
 
-    pub(super) fn lock(&self) -> MutexGuard<'_, State> {
+    pub(super) fn lock(&self) -> MutexGuard<'_, State<W>> {
         // A thread that panicked is a bug the abort already reported.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn wait<'g>(&self, on: &Condvar, guard: MutexGuard<'g, State>) -> MutexGuard<'g, State> {
+    fn wait<'g>(&self, on: &Condvar, guard: MutexGuard<'g, State<W>>) -> MutexGuard<'g, State<W>> {
         on.wait(guard).unwrap_or_else(|e| e.into_inner())
     }
 
-    fn wake_printer(&self, st: &State) {
+    fn wake_printer(&self, st: &State<W>) {
         if st.printer_waits {
             self.printer.notify_one();
         }
@@ -154,15 +187,14 @@ impl Queue {
 
     /// Walk a batch and append it; only the thread that set
     /// `State::walking` calls this, so the walk state is never contended.
-    pub(super) fn walk_batch(&self, walker: &Walker) {
+    pub(super) fn walk_batch(&self, walker: &W) {
         // Never more than the queue holds (tests shrink it, and the
         // batches with it, so that small trees are walked in several).
         let want = BATCH.min(self.queued);
         let mut batch = Vec::with_capacity(want);
         let done = {
             let mut walk = self.walk.lock().unwrap_or_else(|e| e.into_inner());
-            walker.fill(&mut walk, &mut batch, want);
-            walk.done()
+            walker.batch(&mut walk, &mut batch, want)
         };
         let mut st = self.lock();
         for item in batch {
@@ -181,7 +213,7 @@ impl Queue {
     /// Should this thread walk now?  When no one else does, there is room,
     /// and few files are left to take (so that the other threads find
     /// some when they come).  Claims the walk if so.
-    pub(super) fn claim_walk(&self, st: &mut State) -> bool {
+    pub(super) fn claim_walk(&self, st: &mut State<W>) -> bool {
         let wanted = !st.walk_done
             && !st.walking
             && !st.cancelled
@@ -191,7 +223,7 @@ impl Queue {
         wanted
     }
 
-    pub(super) fn append(st: &mut State, item: Item) {
+    pub(super) fn append(st: &mut State<W>, item: W::Item) {
         let mut slot = Slot {
             item: None,
             for_printer: true,
@@ -199,23 +231,20 @@ impl Queue {
             bytes: 0,
             end: None,
         };
-        match item {
-            Item::Note { text, error } => {
+        match W::place(item) {
+            Place::Ended { text, end } => {
                 slot.bytes = text.len();
                 if !text.is_empty() {
                     slot.chunks.push_back(Chunk::Err(text));
                 }
-                slot.end = Some(ItemEnd::Next {
-                    selected: false,
-                    error,
-                });
+                slot.end = Some(end);
             }
-            Item::File { .. } => {
+            Place::File(item) => {
                 slot.item = Some(item);
                 slot.for_printer = false;
                 st.files_waiting += 1;
             }
-            Item::Device { .. } | Item::Stdin => {
+            Place::AtHead(item) => {
                 slot.item = Some(item);
                 st.printer_items += 1;
             }
@@ -236,7 +265,7 @@ impl Queue {
     /// The next file no one has taken, and its slot number.  The
     /// printer takes none behind an item it has still to search (it
     /// searches that one first, at the head).
-    fn untaken(st: &mut State, printer: bool) -> Option<(u64, Item)> {
+    fn untaken(st: &mut State<W>, printer: bool) -> Option<(u64, W::Item)> {
         if printer && st.printer_items > 0 {
             return None;
         }
@@ -254,11 +283,7 @@ impl Queue {
     /// A search thread's: end the slot it searched, if any, and take the
     /// next file to search and its slot number; `None` when there are no
     /// more.
-    pub(super) fn take(
-        &self,
-        ended: Option<(u64, ItemEnd)>,
-        walker: &Walker,
-    ) -> Option<(u64, Item)> {
+    pub(super) fn take(&self, ended: Option<(u64, W::End)>, walker: &W) -> Option<(u64, W::Item)> {
         let mut st = self.lock();
         if let Some((number, end)) = ended {
             self.end_slot(&mut st, number, end);
@@ -310,7 +335,12 @@ impl Queue {
     /// the head, up to `head_held` bytes waiting (any chunk when none
     /// waits); behind it, up to `held` bytes in all the slots behind.
     /// The chunk back when there is none.
-    pub(super) fn try_add(&self, st: &mut State, number: u64, chunk: Chunk) -> Result<(), Chunk> {
+    pub(super) fn try_add(
+        &self,
+        st: &mut State<W>,
+        number: u64,
+        chunk: Chunk,
+    ) -> Result<(), Chunk> {
         let len = chunk.len();
         let at_head = number == st.head;
         let index = (number - st.head) as usize;
@@ -334,7 +364,7 @@ impl Queue {
         Ok(())
     }
 
-    pub(super) fn end_slot(&self, st: &mut State, number: u64, end: ItemEnd) {
+    pub(super) fn end_slot(&self, st: &mut State<W>, number: u64, end: W::End) {
         let index = (number - st.head) as usize;
         st.slots[index].end = Some(end);
         if index == 0 {
@@ -344,7 +374,7 @@ impl Queue {
 
     /// What is printable at the head, taken out under the lock: its
     /// chunks, or its end (popping it).
-    pub(super) fn printable(&self, st: &mut State) -> Option<Next> {
+    pub(super) fn printable(&self, st: &mut State<W>) -> Option<Next<W>> {
         let slot = st.slots.front_mut()?;
         if !slot.chunks.is_empty() {
             slot.bytes = 0;
@@ -372,12 +402,7 @@ impl Queue {
 
     /// The printer's: end the slot it searched, if any, and wait for
     /// something to do.
-    pub(super) fn next(
-        &self,
-        ended: Option<(u64, ItemEnd)>,
-        walker: &Walker,
-        may_wait: bool,
-    ) -> Next {
+    pub(super) fn next(&self, ended: Option<(u64, W::End)>, walker: &W, may_wait: bool) -> Next<W> {
         let mut st = self.lock();
         if let Some((number, end)) = ended {
             self.end_slot(&mut st, number, end);
@@ -420,7 +445,7 @@ impl Queue {
     /// The printer's own write to slot `number`: printed directly when
     /// its slot is the head, queued when there is room, or else the head
     /// is printed first.
-    pub(super) fn own_write(&self, number: u64, chunk: Chunk, may_wait: bool) -> OwnWrite {
+    pub(super) fn own_write(&self, number: u64, chunk: Chunk, may_wait: bool) -> OwnWrite<W> {
         let len = chunk.len();
         let mut st = self.lock();
         loop {
@@ -451,9 +476,23 @@ impl Queue {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(feature = "loom")))]
 mod tests {
     use super::*;
+    use crate::grep::file::ItemEnd;
+    use crate::grep::walk::{Item, WalkState, Walker};
+
+    type Files<'w> = Queue<Walker<'w>>;
+
+    /// The queue of a run with `cfg`'s room.
+    fn queue(cfg: crate::grep::GrepConfig) -> Files<'static> {
+        let room = Room {
+            held: cfg.held,
+            head_held: cfg.head_held,
+            queued: cfg.queued,
+        };
+        Queue::new(WalkState::new(Vec::new()), room)
+    }
 
     fn file(name: &str) -> Item {
         Item::File {
@@ -471,16 +510,15 @@ mod tests {
     /// printing the head's chunks, or the head moving on, frees room.
     #[test]
     fn output_waits_only_within_its_room() {
-        let cfg = crate::grep::GrepConfig {
+        let queue = queue(crate::grep::GrepConfig {
             held: 10,
             head_held: 4,
             queued: 8,
             ..Default::default()
-        };
-        let queue = Queue::new(WalkState::new(Vec::new()), &cfg);
+        });
         let mut st = queue.lock();
         for n in ["a", "b", "c"] {
-            Queue::append(&mut st, file(n));
+            Files::append(&mut st, file(n));
         }
         let bytes = |n: usize| Chunk::Err(vec![b'x'; n]);
         // Behind the head: 6, then 4 more fit; 1 more does not.
@@ -520,16 +558,15 @@ mod tests {
     /// cancelled (then nothing is printed any more, so nothing need wait).
     #[test]
     fn the_printers_own_output_waits_within_the_room() {
-        let cfg = crate::grep::GrepConfig {
+        let queue = queue(crate::grep::GrepConfig {
             held: 10,
             ..Default::default()
-        };
-        let queue = Queue::new(WalkState::new(Vec::new()), &cfg);
+        });
         let bytes = |n: usize| Chunk::Err(vec![b'x'; n]);
         {
             let mut st = queue.lock();
             for n in ["a", "b"] {
-                Queue::append(&mut st, file(n));
+                Files::append(&mut st, file(n));
             }
             assert!(queue.try_add(&mut st, 1, bytes(3)).is_ok());
         }
@@ -551,19 +588,18 @@ mod tests {
     /// A note's message counts as output behind the head like any other.
     #[test]
     fn notes_count_behind_the_head() {
-        let cfg = crate::grep::GrepConfig {
+        let queue = queue(crate::grep::GrepConfig {
             held: 10,
             ..Default::default()
-        };
-        let queue = Queue::new(WalkState::new(Vec::new()), &cfg);
+        });
         let mut st = queue.lock();
         let note = |text: &str| Item::Note {
             text: text.as_bytes().to_vec(),
             error: false,
         };
-        Queue::append(&mut st, note("first"));
-        Queue::append(&mut st, note("second"));
-        Queue::append(&mut st, file("a"));
+        Files::append(&mut st, note("first"));
+        Files::append(&mut st, note("second"));
+        Files::append(&mut st, file("a"));
         assert_eq!(st.behind, 6);
         assert!(queue.try_add(&mut st, 2, Chunk::Err(vec![0; 5])).is_err());
         assert_eq!(st.files_waiting, 1);
@@ -575,17 +611,17 @@ mod tests {
     /// search thread takes them.
     #[test]
     fn the_printer_takes_no_file_past_a_device() {
-        let queue = Queue::new(WalkState::new(Vec::new()), &Default::default());
+        let queue = queue(Default::default());
         let mut st = queue.lock();
-        Queue::append(&mut st, file("a"));
+        Files::append(&mut st, file("a"));
         let device = Item::Device {
             name: b"fifo".to_vec(),
             follow: true,
             skipped: false,
         };
-        Queue::append(&mut st, device);
-        Queue::append(&mut st, file("b"));
-        let taken = |st: &mut State, printer| Queue::untaken(st, printer).map(|(n, _)| n);
+        Files::append(&mut st, device);
+        Files::append(&mut st, file("b"));
+        let taken = |st: &mut State<Walker>, printer| Files::untaken(st, printer).map(|(n, _)| n);
         assert_eq!(taken(&mut st, false), Some(0));
         assert_eq!(taken(&mut st, true), None);
         assert_eq!(taken(&mut st, false), Some(2));

@@ -15,36 +15,39 @@
 //! - The helper claims nothing while it holds `budget` hits not yet taken;
 //!   it then leaves, and the core searches the rest itself.
 
-use std::sync::{Condvar, Mutex, MutexGuard};
+use crate::sync::{Condvar, Mutex, MutexGuard};
 
-use super::ahead::Found;
-use super::lines;
+/// What the relay needs of a record: how many hits it holds (the helper's
+/// budget counts them).
+pub(super) trait Record {
+    fn hit_count(&self) -> usize;
+}
 
 /// What the core gets for the region starting where it stands.
-pub(super) enum Claim {
+pub(super) enum Claim<R> {
     /// Its own region, up to this line start.
     Own(usize),
     /// The helper's record of the region starting there.
-    Record(Found),
+    Record(R),
 }
 
 /// The claims on one window's lines, and the records the helper hands
 /// over.
-pub(super) struct Relay {
-    state: Mutex<Claims>,
+pub(super) struct Relay<R> {
+    state: Mutex<Claims<R>>,
     handed: Condvar,
     /// Where the window's whole lines end.
     complete: usize,
 }
 
-struct Claims {
+struct Claims<R> {
     /// The core's part ends here.
     front: usize,
     /// The helper's part starts here.
     back: usize,
     /// Records handed over and not yet taken, by where their regions
     /// start, in descending order (the helper works from the back).
-    records: Vec<(usize, Found)>,
+    records: Vec<(usize, R)>,
     /// The core needs nothing more (it is done, failed, or spoiled).
     stop: bool,
     /// The helper will hand over nothing more.
@@ -55,10 +58,10 @@ struct Claims {
     budget: usize,
 }
 
-impl Relay {
+impl<R: Record> Relay<R> {
     /// The relay of the lines `[from, complete)`, where the helper holds
     /// at most about `budget` hits.
-    pub(super) fn new(from: usize, complete: usize, budget: usize) -> Relay {
+    pub(super) fn new(from: usize, complete: usize, budget: usize) -> Relay<R> {
         Relay {
             state: Mutex::new(Claims {
                 front: from,
@@ -74,13 +77,13 @@ impl Relay {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, Claims> {
+    fn lock(&self) -> MutexGuard<'_, Claims<R>> {
         // A poisoned lock means the other side panicked; the state is
         // plain data, still consistent.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn wait<'a>(&self, claims: MutexGuard<'a, Claims>) -> MutexGuard<'a, Claims> {
+    fn wait<'a>(&self, claims: MutexGuard<'a, Claims<R>>) -> MutexGuard<'a, Claims<R>> {
         self.handed.wait(claims).unwrap_or_else(|e| e.into_inner())
     }
 
@@ -88,7 +91,7 @@ impl Relay {
     /// (a line start after it): its own region, up to where the helper's
     /// part starts at most, or the helper's record of the region from
     /// `at`, once handed over.
-    pub(super) fn claim(&self, at: usize, end: usize) -> Claim {
+    pub(super) fn claim(&self, at: usize, end: usize) -> Claim<R> {
         let mut claims = self.lock();
         loop {
             if at < claims.back {
@@ -129,18 +132,17 @@ impl Relay {
         self.lock().helper_gone = true;
     }
 
-    /// The helper's loop: claim a region of about `size` bytes from the
-    /// back of `bytes`' unclaimed lines, search it, and hand the record
-    /// over, until the claims meet or the core stops.
+    /// The helper's loop: claim a region from the back of the unclaimed
+    /// lines, search it, and hand the record over, until the claims meet
+    /// or the core stops.  `cut(floor, to)` is where the region that ends
+    /// at line start `to` starts: a line start, at least `floor`.
     pub(super) fn help(
         &self,
-        bytes: &[u8],
-        terminator: u8,
-        size: usize,
-        search: impl Fn(usize, usize) -> Found,
+        cut: impl Fn(usize, usize) -> usize,
+        search: impl Fn(usize, usize) -> R,
     ) {
-        struct Gone<'a>(&'a Relay);
-        impl Drop for Gone<'_> {
+        struct Gone<'a, R: Record>(&'a Relay<R>);
+        impl<R: Record> Drop for Gone<'_, R> {
             fn drop(&mut self) {
                 self.0.lock().helper_gone = true;
                 self.0.handed.notify_all();
@@ -156,7 +158,7 @@ impl Relay {
                 (claims.front, claims.back)
             };
             // Cut outside the lock; the core may have moved on meanwhile.
-            let cut = region_start(bytes, terminator, front, to, size);
+            let cut = cut(front, to);
             let from = {
                 let mut claims = self.lock();
                 let from = cut.max(claims.front);
@@ -178,42 +180,13 @@ impl Relay {
     }
 }
 
-/// The end of the region from line start `from`: after the last
-/// terminator within `size` bytes, or after the first one past them; at
-/// most `complete` (just after a terminator).
-pub(super) fn region_end(bytes: &[u8], t: u8, from: usize, complete: usize, size: usize) -> usize {
-    let reach = from.saturating_add(size.max(1));
-    if reach >= complete {
-        return complete;
-    }
-    match memchr::memrchr(t, &bytes[from..reach]) {
-        Some(p) => from + p + 1,
-        None => lines::end(bytes, t, reach, complete) + 1,
-    }
-}
-
-/// The start of the region that ends at line start `to`, the mirror of
-/// [`region_end`]: the first line start at least `size` bytes before
-/// `to`, or the start of the line that reaches back past them; at least
-/// `floor` (a line start).
-pub(super) fn region_start(bytes: &[u8], t: u8, floor: usize, to: usize, size: usize) -> usize {
-    let reach = to.saturating_sub(size.max(1));
-    if reach <= floor {
-        return floor;
-    }
-    // `to - 1` is the terminator that ends the region.
-    match memchr::memchr(t, &bytes[reach - 1..to - 1]) {
-        Some(p) => reach + p,
-        None => lines::start(bytes, t, floor, reach - 1),
-    }
-}
-
-#[cfg(test)]
+#[cfg(all(test, not(feature = "loom")))]
 mod tests {
     use samebytes_spec::Locale;
 
     use super::*;
-    use crate::grep::ahead::Wanted;
+    use crate::grep::ahead::{Found, Wanted};
+    use crate::grep::lines::{region_end, region_start};
     use crate::grep::matcher::Matcher;
 
     const T: u8 = b'\n';
@@ -223,55 +196,6 @@ mod tests {
         let mut starts = vec![0];
         starts.extend((0..BYTES.len()).filter(|&i| BYTES[i] == T).map(|i| i + 1));
         starts
-    }
-
-    /// The naive reference: the region is the whole lines that start
-    /// within `size` bytes of `from`, and at least one.
-    fn region_end_naive(from: usize, complete: usize, size: usize) -> usize {
-        let ends = line_starts()
-            .into_iter()
-            .filter(|&e| e > from && e <= complete);
-        let ends: Vec<usize> = ends.collect();
-        let within = ends
-            .iter()
-            .copied()
-            .filter(|&e| e <= from + size.max(1))
-            .max();
-        within.unwrap_or(ends[0])
-    }
-
-    /// The naive reference: the region is the whole lines that end
-    /// within `size` bytes of `to`, and at least one.
-    fn region_start_naive(floor: usize, to: usize, size: usize) -> usize {
-        let starts = line_starts().into_iter().filter(|&s| s >= floor && s < to);
-        let starts: Vec<usize> = starts.collect();
-        let within = starts
-            .iter()
-            .copied()
-            .filter(|&s| s + size.max(1) >= to)
-            .min();
-        within.unwrap_or(*starts.last().expect("a line before `to`"))
-    }
-
-    #[test]
-    fn regions_are_cut_at_line_starts_from_either_end() {
-        let starts = line_starts();
-        for (i, &a) in starts.iter().enumerate() {
-            for &b in &starts[i + 1..] {
-                for size in 0..14 {
-                    let (end, want) = (
-                        region_end(BYTES, T, a, b, size),
-                        region_end_naive(a, b, size),
-                    );
-                    assert_eq!(end, want, "end from {a} to {b}, size {size}");
-                    let (start, want) = (
-                        region_start(BYTES, T, a, b, size),
-                        region_start_naive(a, b, size),
-                    );
-                    assert_eq!(start, want, "start from {a} to {b}, size {size}");
-                }
-            }
-        }
     }
 
     /// A record of `BYTES[a..b]`: every line but an empty one matches;
@@ -290,7 +214,7 @@ mod tests {
 
     /// Search the window's lines from `from` as the core does, taking the
     /// relay's answers: each piece as (start, end, whether a record).
-    fn core(relay: &Relay, from: usize, size: usize) -> Vec<(usize, usize, bool)> {
+    fn core(relay: &Relay<Found>, from: usize, size: usize) -> Vec<(usize, usize, bool)> {
         let complete = BYTES.len();
         let mut pieces = Vec::new();
         let mut at = from;
@@ -313,9 +237,9 @@ mod tests {
     /// The window's lines from `from` searched by the core and a helper
     /// thread.
     fn pieces(from: usize, size: usize, budget: usize) -> Vec<(usize, usize, bool)> {
-        let relay = Relay::new(from, BYTES.len(), budget);
+        let relay = Relay::<Found>::new(from, BYTES.len(), budget);
         std::thread::scope(|scope| {
-            scope.spawn(|| relay.help(BYTES, T, size, record));
+            scope.spawn(|| relay.help(|floor, to| region_start(BYTES, T, floor, to, size), record));
             let pieces = core(&relay, from, size);
             relay.stop();
             pieces
@@ -361,7 +285,7 @@ mod tests {
     fn a_region_the_helper_failed_on_is_searched_by_the_core() {
         for size in 1..6 {
             for fail_at in 1..5 {
-                let relay = Relay::new(0, BYTES.len(), usize::MAX);
+                let relay = Relay::<Found>::new(0, BYTES.len(), usize::MAX);
                 let searched = std::cell::Cell::new(0);
                 let search = |a, b| {
                     searched.set(searched.get() + 1);
@@ -369,7 +293,7 @@ mod tests {
                     record(a, b)
                 };
                 let failed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    relay.help(BYTES, T, size, search);
+                    relay.help(|floor, to| region_start(BYTES, T, floor, to, size), search);
                 }));
                 let what = format!("size {size}, failing at {fail_at}");
                 assert_eq!(failed.is_err(), searched.get() >= fail_at, "{what}");
@@ -393,8 +317,10 @@ mod tests {
     #[test]
     fn the_helper_claims_from_the_back_within_its_budget() {
         let complete = BYTES.len();
-        let help = |relay: &Relay| relay.help(BYTES, T, 1, record);
-        let state = |relay: &Relay| {
+        let help = |relay: &Relay<Found>| {
+            relay.help(|floor, to| region_start(BYTES, T, floor, to, 1), record);
+        };
+        let state = |relay: &Relay<Found>| {
             let claims = relay.lock();
             (claims.back, claims.held, claims.records.len())
         };
