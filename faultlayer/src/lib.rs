@@ -1118,15 +1118,33 @@ pub unsafe extern "C" fn splice(
         as ssize_t
 }
 
-/// close(2), only to forget the failures of a descriptor whose number may
-/// now be given to another file.
+/// close(2): forget the failures of a descriptor whose number may now be
+/// given to another file, and fail a close the plan names after closing
+/// (as NFS reports a write's failure at close, the descriptor gone).
 #[no_mangle]
 pub unsafe extern "C" fn close(fd: c_int) -> c_int {
-    if layer().is_some() {
+    let layer = layer();
+    if layer.is_some() {
         forget_failures(fd);
+        count(Kind::Close, Outcome::Calls, 1);
     }
     // SAFETY: the caller's own descriptor.
-    libc_result(unsafe { raw::call(libc::SYS_close, &[fd as c_long]) }) as c_int
+    let r = unsafe { raw::call(libc::SYS_close, &[fd as c_long]) };
+    let failure = layer.and_then(|l| l.plan.close_failures.iter().find(|f| f.0 == fd));
+    if let (0, Some(&(_, errno))) = (r, failure) {
+        count(Kind::Close, Outcome::OutputFailed, 1);
+        let note = Note {
+            kind: Kind::Close,
+            fd,
+            len: 0,
+            action: "closefail",
+            detail: 0,
+        };
+        let r = fail(errno.code());
+        log(&note, r);
+        return libc_result(r) as c_int;
+    }
+    libc_result(r) as c_int
 }
 
 #[no_mangle]

@@ -18,6 +18,7 @@
 //! | `eio=DEV:INO@N` | reads of that file at offsets from N on fail with EIO (mapped pages from N's page on raise SIGBUS) |
 //! | `eacces=DEV:INO` | opening that file fails with EACCES (an unreadable file, which root cannot otherwise have) |
 //! | `outfail=FD@N:ERRNO` | descriptor FD takes N bytes, then fails with ERRNO (ENOSPC, EFBIG, EDQUOT, EPIPE, EIO or EAGAIN) |
+//! | `closefail=FD:ERRNO` | closing descriptor FD closes it, then fails with ERRNO (a file system that reports write errors at close) |
 //! | `log=PATH` | append one line per decision to PATH |
 //! | `counts=PATH` | count intercepted calls in PATH (shared memory, so a killed process still leaves its counts) |
 
@@ -37,6 +38,8 @@ pub struct Plan {
     /// Files (device, inode) that cannot be opened: EACCES.
     pub unreadable: Vec<(u64, u64)>,
     pub output_failures: Vec<OutputFailure>,
+    /// Descriptors whose close fails (after closing them) with an error.
+    pub close_failures: Vec<(i32, OutputErrno)>,
     pub log: Option<String>,
     pub counts: Option<String>,
 }
@@ -130,6 +133,9 @@ impl Plan {
         for f in &self.output_failures {
             items.push(format!("outfail={}@{}:{}", f.fd, f.after, f.errno.name()));
         }
+        for (fd, errno) in &self.close_failures {
+            items.push(format!("closefail={fd}:{}", errno.name()));
+        }
         if let Some(p) = &self.log {
             items.push(format!("log={p}"));
         }
@@ -184,6 +190,13 @@ impl Plan {
                         errno: OutputErrno::from_name(errno).ok_or_else(bad)?,
                     });
                 }
+                "closefail" => {
+                    let (fd, errno) = value.split_once(':').ok_or_else(bad)?;
+                    plan.close_failures.push((
+                        fd.parse().map_err(|_| bad())?,
+                        OutputErrno::from_name(errno).ok_or_else(bad)?,
+                    ));
+                }
                 "log" => plan.log = Some(value.to_string()),
                 "counts" => plan.counts = Some(value.to_string()),
                 _ => return Err(bad()),
@@ -218,10 +231,11 @@ pub enum Kind {
     RawSyscall,
     /// Opening a file by name: open, open64, openat, openat64.
     Open,
+    Close,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 14] = [
+    pub const ALL: [Kind; 15] = [
         Kind::Read,
         Kind::Readv,
         Kind::Pread,
@@ -236,6 +250,7 @@ impl Kind {
         Kind::MmapAnon,
         Kind::RawSyscall,
         Kind::Open,
+        Kind::Close,
     ];
 
     pub fn name(self) -> &'static str {
@@ -254,6 +269,7 @@ impl Kind {
             Kind::MmapAnon => "mmap(anon)",
             Kind::RawSyscall => "syscall()",
             Kind::Open => "open",
+            Kind::Close => "close",
         }
     }
 }
@@ -273,7 +289,8 @@ pub enum Outcome {
     Refused,
     /// Calls failed hard on their input: EIO, or EACCES for an open.
     InputFailed,
-    /// Calls failed hard on their output, with the output's errno.
+    /// Calls failed hard on their output, with the output's errno (a
+    /// close, with the error the plan gives it).
     OutputFailed,
     /// Mappings given pages that raise SIGBUS (EIO inside the mapping).
     Sigbus,

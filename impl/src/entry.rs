@@ -32,6 +32,15 @@ impl Tool {
         }
     }
 
+    /// The status the tool exits with when something failed (a write
+    /// error among them): grep's `EXIT_TROUBLE`, the others' 1.
+    pub fn failure_status(self) -> i32 {
+        match self {
+            Tool::Grep => 2,
+            Tool::Wc | Tool::Cat | Tool::Yes => 1,
+        }
+    }
+
     pub fn from_name(name: &[u8]) -> Option<Tool> {
         Tool::ALL.into_iter().find(|t| t.name().as_bytes() == name)
     }
@@ -70,7 +79,26 @@ pub type ToolRun = fn(String, &[&'static [u8]]) -> i32;
 pub fn tool_main(name: &str, run: ToolRun) -> ! {
     crate::sys::start_process();
     let program = crate::program_name(name);
-    let status = run(program, &crate::sys::args_borrowed());
+    let status = run(program.clone(), &crate::sys::args_borrowed());
+    let failure = Tool::from_name(name.as_bytes()).map_or(1, Tool::failure_status);
+    exit_closing_stdout(&program, status, failure)
+}
+
+/// Exit with `status`, closing stdout first as GNU's `close_stdout` does
+/// at exit: a close that fails (but for EBADF, a stdout that was never
+/// open) is `PROGRAM: write error: REASON`, and the `failure` status.
+pub fn exit_closing_stdout(program: &str, status: i32, failure: i32) -> ! {
+    let status = match crate::sys::close_stdout_at_exit() {
+        Err(e) if e.raw_os_error() != Some(libc::EBADF) && !crate::sys::stdout_was_closed() => {
+            let text = crate::sys::error_text(&e);
+            crate::io::diagnose(
+                &mut std::io::stderr(),
+                format!("{program}: write error: {text}\n").as_bytes(),
+            );
+            failure
+        }
+        _ => status,
+    };
     std::process::exit(status)
 }
 

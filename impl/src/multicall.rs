@@ -12,11 +12,16 @@ pub fn main() -> ! {
     crate::sys::start_process();
     let program = crate::program_name("samebytes");
     let args = crate::sys::args_borrowed();
-    let status = match Tool::from_program_name(program.as_bytes()) {
-        Some(tool) => tool.run(program, &args),
-        None => by_first_argument(&args),
+    let (status, program, tool) = match Tool::from_program_name(program.as_bytes()) {
+        Some(tool) => (tool.run(program.clone(), &args), program, Some(tool)),
+        None => {
+            let tool = args.first().and_then(|a| Tool::from_name(a));
+            let program = tool.map_or(program, |t| t.name().to_string());
+            (by_first_argument(&args), program, tool)
+        }
     };
-    std::process::exit(status)
+    let failure = tool.map_or(1, Tool::failure_status);
+    crate::entry::exit_closing_stdout(&program, status, failure)
 }
 
 /// The `--help` text of `samebytes` itself.

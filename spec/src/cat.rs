@@ -574,6 +574,26 @@ fn cat_with(
     stdout: &CatStdout,
     stdout_failure: Option<StdoutFailure>,
 ) -> (Outcome, bool) {
+    let (mut outcome, waits) = cat_until_exit(args, env, world, stdout, stdout_failure);
+    // At exit stdout is closed, after a write error too (cat reports
+    // write errors itself, and stdio's own stdout was never written):
+    // one message more when closing fails.  A stdout that was never open
+    // fails to close with EBADF, which GNU ignores.
+    if !waits && *stdout != CatStdout::Closed {
+        outcome.stdout_close_failed(&env.program, world.stdout_close_fails, 1);
+    }
+    (outcome, waits)
+}
+
+/// [`cat_with`] up to the exit: the outcome, and whether cat waits at a
+/// pause of stdin instead.
+fn cat_until_exit(
+    args: &[Vec<u8>],
+    env: &CatEnv,
+    world: &World,
+    stdout: &CatStdout,
+    stdout_failure: Option<StdoutFailure>,
+) -> (Outcome, bool) {
     let failure = match stdout {
         CatStdout::Stream | CatStdout::Regular => stdout_failure,
         CatStdout::File(_) | CatStdout::Overwrite(_) => None,

@@ -104,6 +104,16 @@ impl Outcome {
         outcome
     }
 
+    /// GNU's `close_stdout` at exit, when closing stdout fails after its
+    /// writes worked (`World::stdout_close_fails`): `PROGRAM: write error:
+    /// REASON`, and the tool's failure status.
+    pub fn stdout_close_failed(&mut self, program: &str, errno: Option<Errno>, status: i32) {
+        if let Some(e) = errno {
+            self.diagnose(format!("{program}: write error: {}\n", e.message()).as_bytes());
+            self.status = status;
+        }
+    }
+
     /// Write a diagnostic after everything written to stdout so far.
     pub fn diagnose(&mut self, text: &[u8]) {
         let at = self.stdout.len();

@@ -510,6 +510,8 @@ pub fn wc(
                 let text = write_error_text(stdout_failure);
                 outcome.diagnose(format!("{}: {text}\n", env.program).as_bytes());
                 outcome.status = 1;
+            } else {
+                outcome.stdout_close_failed(&env.program, world.stdout_close_fails, 1);
             }
             return outcome;
         }
@@ -700,6 +702,8 @@ pub fn wc(
 
     if out.clip_stdout(stdout_failure) {
         err(&mut out, write_error_text(stdout_failure));
+    } else {
+        out.stdout_close_failed(&env.program, world.stdout_close_fails, 1);
     }
     out
 }

@@ -54,6 +54,11 @@ pub struct World {
     /// Set by [`World::at_pause`]: stdin's writer is still there, so a
     /// read past the bytes held would wait.
     pub stdin_waits: bool,
+    /// Closing stdout at exit fails with this error, after every write
+    /// worked: a file system that reports a write's failure only when
+    /// the file is closed (NFS, a full quota).  Not part of what a tool
+    /// opens, but of the world it runs in all the same.
+    pub stdout_close_fails: Option<Errno>,
 }
 
 /// Where reads fail with EIO: per named regular file, and for a regular

@@ -131,6 +131,18 @@ pub fn page_size() -> u64 {
     })
 }
 
+/// Close descriptor 1 at exit, as stdio's `fclose(stdout)` does: the last
+/// word of a file system that reports a write's failure only at close
+/// (NFS, a full quota).  Only for a process about to exit.
+pub fn close_stdout_at_exit() -> io::Result<()> {
+    // SAFETY: close has no memory effects; nothing writes to descriptor 1
+    // after it, since the process exits next.
+    match unsafe { libc::close(libc::STDOUT_FILENO) } {
+        0 => Ok(()),
+        _ => Err(io::Error::last_os_error()),
+    }
+}
+
 /// Advise the kernel that `fd` will be read sequentially.
 pub fn advise_sequential(fd: RawFd) {
     // SAFETY: posix_fadvise only gives a hint; failure is harmless.

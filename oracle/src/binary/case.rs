@@ -57,6 +57,9 @@ pub struct Faults {
     pub mmap: u8,
     /// stdout takes this many bytes, then fails with this error.
     pub output_failure: Option<(u64, OutputErrno)>,
+    /// Closing stdout at exit fails with this error, its writes having
+    /// worked (NFS, a quota reached at close).
+    pub close_failure: Option<OutputErrno>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -572,6 +575,20 @@ pub fn generate(tool: Tool, seed: u64) -> BinaryCase {
         };
         (limit, errno)
     });
+    // Only where every write works: with a write error too, what GNU says
+    // depends on stdio's buffering (docs/differences.md).  Not for yes,
+    // whose output never ends by itself.
+    let close_failure = (tool != Tool::Yes
+        && output_failure.is_none()
+        && stdout != StdoutKind::Closed
+        && rng.chance(1, 5))
+    .then(|| {
+        rng.pick(&[
+            OutputErrno::Io,
+            OutputErrno::NoSpace,
+            OutputErrno::QuotaExceeded,
+        ])
+    });
     let broken_pipe = reader_stops_after.is_some()
         || matches!(output_failure, Some((_, OutputErrno::BrokenPipe)));
     // Not for wc: it goes on after a failed write, and where its
@@ -601,6 +618,7 @@ pub fn generate(tool: Tool, seed: u64) -> BinaryCase {
         pipe_size: rng.pick(&[0, 0, 100]),
         mmap: rng.pick(&[0, 0, 30, 100]),
         output_failure,
+        close_failure,
     };
     BinaryCase {
         tool,

@@ -150,11 +150,12 @@ pub fn expected_with_stdin_left(case: &BinaryCase) -> (Outcome, Option<StdinLeft
         }),
         _ => failure,
     };
+    let mut world = case.world.clone();
+    world.stdout_close_fails = case.faults.close_failure.map(spec_errno);
+    let world = &world;
     let mut stdin_left = None;
     let outcome = match case.tool {
-        Tool::Wc => {
-            samebytes_spec::wc::wc(&case.args, &WcEnv::new(locale, false), &case.world, failure)
-        }
+        Tool::Wc => samebytes_spec::wc::wc(&case.args, &WcEnv::new(locale, false), world, failure),
         Tool::Cat => {
             let stdout = match case.stdout {
                 StdoutKind::File | StdoutKind::AppendFile => CatStdout::Regular,
@@ -164,7 +165,7 @@ pub fn expected_with_stdin_left(case: &BinaryCase) -> (Outcome, Option<StdinLeft
             samebytes_spec::cat::cat(
                 &case.args,
                 &CatEnv::new(locale, false),
-                &case.world,
+                world,
                 &stdout,
                 failure,
             )
@@ -178,7 +179,7 @@ pub fn expected_with_stdin_left(case: &BinaryCase) -> (Outcome, Option<StdinLeft
             let (outcome, at) = samebytes_spec::grep::grep_leaving_stdin(
                 &case.args,
                 &GrepEnv::new(locale),
-                &case.world,
+                world,
                 &stdout,
                 failure,
             );

@@ -24,7 +24,8 @@ pub const FAULTS: [Outcome; 6] = [
 pub fn applicable(tool: Tool) -> &'static [(Kind, &'static [Outcome])] {
     use Outcome::*;
     // A read fails on its input, a write on its output, and a kernel copy
-    // on either end; an open fails with EACCES (in-fail).
+    // on either end; an open fails with EACCES (in-fail); closing stdout
+    // at exit fails as NFS's does (out-fail).
     const INPUT: &[Outcome] = &[Short, Eintr, InputFailed];
     const OUTPUT: &[Outcome] = &[Short, Eintr, OutputFailed];
     const COPY: &[Outcome] = &[Short, Eintr, Refused, InputFailed, OutputFailed];
@@ -37,6 +38,7 @@ pub fn applicable(tool: Tool) -> &'static [(Kind, &'static [Outcome])] {
             (Kind::Splice, &[Short, Eintr, Refused]),
             (Kind::SetPipeSize, &[Refused]),
             (Kind::Write, OUTPUT),
+            (Kind::Close, &[OutputFailed]),
         ],
         Tool::Cat => &[
             (Kind::Open, &[InputFailed]),
@@ -46,6 +48,7 @@ pub fn applicable(tool: Tool) -> &'static [(Kind, &'static [Outcome])] {
             (Kind::Splice, COPY),
             (Kind::SpliceOwnPipe, COPY),
             (Kind::SetPipeSize, &[Refused]),
+            (Kind::Close, &[OutputFailed]),
         ],
         Tool::Grep => &[
             (Kind::Open, &[InputFailed]),
@@ -53,6 +56,7 @@ pub fn applicable(tool: Tool) -> &'static [(Kind, &'static [Outcome])] {
             (Kind::MmapFile, &[Refused, Sigbus]),
             (Kind::SetPipeSize, &[Refused]),
             (Kind::Write, OUTPUT),
+            (Kind::Close, &[OutputFailed]),
         ],
         Tool::Yes => &[
             // The page buffer's own mapping, denied (ENOMEM): yes goes on

@@ -423,6 +423,9 @@ pub fn run_under(
             errno,
         });
     }
+    if let Some(errno) = case.faults.close_failure {
+        plan.close_failures.push((1, errno));
+    }
     cmd.env(ENV, plan.render());
 
     let mut child = cmd.spawn().expect("start the binary");

@@ -496,7 +496,7 @@ fn grep_with(
     let files = walk::Files { world, tree };
     let (opts, matcher, out, colors) = match prepare(args, env, &files, reads, stdout) {
         Ok(ready) => ready,
-        Err((out, Some(status))) => return finish(out, status, failure, program),
+        Err((out, Some(status))) => return exit(out, status, failure, program, world),
         Err((out, None)) => return paused(out, failure, program),
     };
     let recursive = opts.directories == Directories::Recurse;
@@ -529,7 +529,7 @@ fn grep_with(
         Err((name, e)) => {
             run.out
                 .diagnose(pattern_file_error(program, &name, e.message()));
-            return finish(run.out, 2, failure, program);
+            return exit(run.out, 2, failure, program, world);
         }
     };
     if reads.stdin_open() {
@@ -549,7 +549,7 @@ fn grep_with(
                 matched |= selected;
                 error_seen |= error;
             }
-            OperandEnd::Exit(status) => return finish(run.out, status, failure, program),
+            OperandEnd::Exit(status) => return exit(run.out, status, failure, program, world),
             OperandEnd::Paused => return paused(run.out, failure, program),
         }
     }
@@ -560,7 +560,7 @@ fn grep_with(
     } else {
         1
     };
-    finish(run.out, status, failure, program)
+    exit(run.out, status, failure, program, world)
 }
 
 /// What a run starts from: its options, matcher, transcript so far and
@@ -862,6 +862,24 @@ fn paused(out: Transcript, failure: Option<StdoutFailure>, program: &str) -> Ran
         paused: !failed,
         ..finish(out, 0, failure, program)
     }
+}
+
+/// grep exits: [`finish`], then GNU's `close_stdout`, unless a write
+/// failed (grep then leaves stdout alone, having reported it).
+fn exit(
+    out: Transcript,
+    status: i32,
+    failure: Option<StdoutFailure>,
+    program: &str,
+    world: &World,
+) -> Ran {
+    let write_failed = failure.is_some_and(|f| out.stdout.len() > f.limit);
+    let mut ran = finish(out, status, failure, program);
+    if !write_failed {
+        ran.outcome
+            .stdout_close_failed(program, world.stdout_close_fails, 2);
+    }
+    ran
 }
 
 /// Apply a stdout failure: the first write that fails ends grep, so the
