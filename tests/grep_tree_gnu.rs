@@ -119,8 +119,8 @@ fn make_dir(rng: &mut Rng, root: &Path, rel: &[u8], depth: usize, made: &mut Mad
                 std::os::unix::fs::symlink(OsStr::from_bytes(target), &full).unwrap();
             }
             8 => {
-                let targets: &[&[u8]] = &[b".", b"sub", b"..", b"../sub"];
-                let target = rng.pick(&targets[..2 + 2 * usize::from(depth > 0)]);
+                let targets: &[&[u8]] = &[b".", b"sub", b"sub/", b"..", b"../sub"];
+                let target = rng.pick(&targets[..3 + 2 * usize::from(depth > 0)]);
                 std::os::unix::fs::symlink(OsStr::from_bytes(target), &full).unwrap();
             }
             _ if fifos => {

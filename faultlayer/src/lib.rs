@@ -448,6 +448,94 @@ fn forget_failures(fd: c_int) {
     }
 }
 
+/// How many entries each descriptor's listing has returned, plus one (0:
+/// none yet), by descriptor number, for the plan's `listfail` rules.
+static LISTED: [AtomicU64; 1024] = [const { AtomicU64::new(0) }; 1024];
+
+fn forget_listing(fd: c_int) {
+    if let Some(slot) = usize::try_from(fd).ok().and_then(|i| LISTED.get(i)) {
+        slot.store(0, Ordering::Relaxed);
+    }
+}
+
+/// getdents64 on `fd` into `buf` (`len` bytes).  A directory the plan
+/// names fails with EIO once its entries up to the rule's count have been
+/// returned: the call that would pass the count returns the records
+/// before it, and the next one fails, as a bad block met mid-listing does.
+///
+/// # Safety
+/// `buf` must be valid for writes of `len` bytes.
+unsafe fn handle_getdents(fd: c_int, buf: *mut u8, len: usize) -> c_long {
+    let real = || {
+        // SAFETY: forwarded from our caller, who vouches for `buf`.
+        unsafe {
+            raw::call(
+                libc::SYS_getdents64,
+                &[fd as c_long, buf as c_long, len as c_long],
+            )
+        }
+    };
+    let Some(layer) = layer() else {
+        return real();
+    };
+    count(Kind::Getdents, Outcome::Calls, 1);
+    let rule = match layer.plan.list_failures.is_empty() {
+        true => None,
+        false => identity(fd)
+            .and_then(|(id, _)| (layer.plan.list_failures.iter()).find(|r| (r.0, r.1) == id)),
+    };
+    let slot = usize::try_from(fd).ok().and_then(|i| LISTED.get(i));
+    let (Some(&(_, _, after)), Some(slot)) = (rule, slot) else {
+        return real();
+    };
+    let returned = slot.load(Ordering::Relaxed).saturating_sub(1);
+    let note = |action| Note {
+        kind: Kind::Getdents,
+        fd,
+        len,
+        action,
+        detail: returned as i64,
+    };
+    if returned >= after {
+        count(Kind::Getdents, Outcome::InputFailed, 1);
+        if failed_before(fd, u64::MAX) {
+            count(Kind::Getdents, Outcome::FailedAgain, 1);
+        }
+        let r = fail(libc::EIO);
+        log(&note("eio"), r);
+        return r;
+    }
+    let r = real();
+    let Ok(got) = usize::try_from(r) else {
+        return r;
+    };
+    // Keep the records up to the count (`.` and `..` are not counted):
+    // each is `d_reclen` (a u16 at offset 16) bytes long, its name from
+    // offset 19, NUL-terminated and padded to at least 24 bytes in all.
+    let (mut kept, mut entries) = (0, 0);
+    while kept + 22 <= got {
+        // SAFETY: the kernel wrote `got` bytes of whole records at `buf`,
+        // and this record's header and the first three bytes of its name
+        // lie inside them.
+        let (reclen, name) = unsafe {
+            let at = buf.add(kept);
+            let name = [*at.add(19), *at.add(20), *at.add(21)];
+            (at.add(16).cast::<u16>().read_unaligned(), name)
+        };
+        let dot = matches!(name, [b'.', 0, _] | [b'.', b'.', 0]);
+        if !dot && returned + entries >= after {
+            break;
+        }
+        kept += usize::from(reclen).max(1);
+        entries += usize::from(!dot) as u64;
+    }
+    slot.store(returned + entries + 1, Ordering::Relaxed);
+    if kept < got {
+        log(&note("cut"), kept as c_long);
+    }
+    kept.min(got) as c_long
+}
+
 /// Where reading `fd` at `offset` (or its position) starts failing with
 /// EIO, as a distance from that offset, and the offset.
 fn eio_distance(layer: &Layer, fd: c_int, offset: Option<u64>) -> Option<(u64, u64)> {
@@ -1126,6 +1214,7 @@ pub unsafe extern "C" fn close(fd: c_int) -> c_int {
     let layer = layer();
     if layer.is_some() {
         forget_failures(fd);
+        forget_listing(fd);
         count(Kind::Close, Outcome::Calls, 1);
     }
     // SAFETY: the caller's own descriptor.
@@ -1301,6 +1390,7 @@ pub unsafe extern "C" fn syscall(
         libc::SYS_copy_file_range,
         libc::SYS_vmsplice,
         libc::SYS_openat,
+        libc::SYS_getdents64,
     ];
     if layer().is_some() && io.contains(&n) {
         count(Kind::RawSyscall, Outcome::Calls, 1);
@@ -1341,6 +1431,7 @@ pub unsafe extern "C" fn syscall(
                 a5 as usize,
                 a6 as c_uint,
             ),
+            libc::SYS_getdents64 => handle_getdents(a1 as c_int, a2 as *mut u8, a3 as usize),
             libc::SYS_copy_file_range => handle_copy(
                 Kind::CopyFileRange,
                 a1 as c_int,

@@ -18,6 +18,7 @@
 //! | `eio=DEV:INO@N` | reads of that file at offsets from N on fail with EIO (mapped pages from N's page on raise SIGBUS) |
 //! | `eacces=DEV:INO` | opening that file fails with EACCES (an unreadable file, which root cannot otherwise have) |
 //! | `outfail=FD@N:ERRNO` | descriptor FD takes N bytes, then fails with ERRNO (ENOSPC, EFBIG, EDQUOT, EPIPE, EIO or EAGAIN) |
+//! | `listfail=DEV:INO@N` | listing that directory (`getdents64`) fails with EIO once N of its entries have been returned |
 //! | `closefail=FD:ERRNO` | closing descriptor FD closes it, then fails with ERRNO (a file system that reports write errors at close) |
 //! | `log=PATH` | append one line per decision to PATH |
 //! | `counts=PATH` | count intercepted calls in PATH (shared memory, so a killed process still leaves its counts) |
@@ -38,6 +39,9 @@ pub struct Plan {
     /// Files (device, inode) that cannot be opened: EACCES.
     pub unreadable: Vec<(u64, u64)>,
     pub output_failures: Vec<OutputFailure>,
+    /// Directories (device, inode) whose listing fails with EIO once this
+    /// many entries have been returned.
+    pub list_failures: Vec<(u64, u64, u64)>,
     /// Descriptors whose close fails (after closing them) with an error.
     pub close_failures: Vec<(i32, OutputErrno)>,
     pub log: Option<String>,
@@ -133,6 +137,9 @@ impl Plan {
         for f in &self.output_failures {
             items.push(format!("outfail={}@{}:{}", f.fd, f.after, f.errno.name()));
         }
+        for (dev, ino, after) in &self.list_failures {
+            items.push(format!("listfail={dev}:{ino}@{after}"));
+        }
         for (fd, errno) in &self.close_failures {
             items.push(format!("closefail={fd}:{}", errno.name()));
         }
@@ -190,6 +197,15 @@ impl Plan {
                         errno: OutputErrno::from_name(errno).ok_or_else(bad)?,
                     });
                 }
+                "listfail" => {
+                    let (id, after) = value.split_once('@').ok_or_else(bad)?;
+                    let (dev, ino) = id.split_once(':').ok_or_else(bad)?;
+                    plan.list_failures.push((
+                        dev.parse().map_err(|_| bad())?,
+                        ino.parse().map_err(|_| bad())?,
+                        after.parse().map_err(|_| bad())?,
+                    ));
+                }
                 "closefail" => {
                     let (fd, errno) = value.split_once(':').ok_or_else(bad)?;
                     plan.close_failures.push((
@@ -231,11 +247,13 @@ pub enum Kind {
     RawSyscall,
     /// Opening a file by name: open, open64, openat, openat64.
     Open,
+    /// Listing a directory: getdents64, through `syscall(2)`.
+    Getdents,
     Close,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 15] = [
+    pub const ALL: [Kind; 16] = [
         Kind::Read,
         Kind::Readv,
         Kind::Pread,
@@ -250,6 +268,7 @@ impl Kind {
         Kind::MmapAnon,
         Kind::RawSyscall,
         Kind::Open,
+        Kind::Getdents,
         Kind::Close,
     ];
 
@@ -269,6 +288,7 @@ impl Kind {
             Kind::MmapAnon => "mmap(anon)",
             Kind::RawSyscall => "syscall()",
             Kind::Open => "open",
+            Kind::Getdents => "getdents64",
             Kind::Close => "close",
         }
     }

@@ -34,7 +34,8 @@ pub use copy::{copy_file_range, means_unsupported, pread_probe};
 pub use cpu::byte_mask_64;
 pub use cpu::{count_byte, prefetch};
 pub use dir::{
-    fnmatch_in, list_dir, list_dir_in, lstat_path, open_in, open_path, DirType, OpenFlags, RawEntry,
+    fnmatch_in, list_dir, list_dir_in, lstat_path, open_in, open_path, DirListing, DirType,
+    OpenFlags, RawEntry,
 };
 pub use fd::{
     advise_sequential, borrow_fd, bytes_ready, close_stdout_at_exit, error_text, fstat, is_append,

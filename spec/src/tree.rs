@@ -30,6 +30,11 @@ pub struct Tree {
     /// EACCES: no permission at all, so a lookup through such a directory
     /// fails with EACCES too.  `stat` still works on them.
     pub unreadable: BTreeSet<Vec<u8>>,
+    /// Directories whose listing fails with EIO (a bad block, a file
+    /// system gone) once this many of their names have been read: 0 when
+    /// the first `getdents64` fails.  The names read are walked, and the
+    /// error is reported after them, as gnulib's fts does.
+    pub list_errors: BTreeMap<Vec<u8>, usize>,
 }
 
 impl Default for Tree {
@@ -37,6 +42,7 @@ impl Default for Tree {
         Tree {
             entries: BTreeMap::from([(Vec::new(), Entry::Dir(Vec::new()))]),
             unreadable: BTreeSet::new(),
+            list_errors: BTreeMap::new(),
         }
     }
 }
@@ -65,7 +71,7 @@ impl Tree {
         if crate::world::name_too_long(path) {
             return Err(Errno::NameTooLong);
         }
-        let must_be_dir = path.ends_with(b"/");
+        let mut must_be_dir = path.ends_with(b"/");
         // Components still to look up, the next one last.
         let mut todo: Vec<Vec<u8>> = components(path).rev().collect();
         let mut at: Vec<Vec<u8>> = Vec::new();
@@ -96,6 +102,10 @@ impl Tree {
                     if target.starts_with(b"/") {
                         at.clear();
                     }
+                    // A target ending in `/` names a directory, as a path
+                    // ending in one does (`a -> sub/` with `sub` a file:
+                    // ENOTDIR).
+                    must_be_dir |= last && target.ends_with(b"/");
                     todo.extend(components(target).rev());
                 }
                 Some(Entry::Dir(_)) => at.push(c),
@@ -117,6 +127,7 @@ impl Tree {
         let mut tree = Tree {
             entries: BTreeMap::new(),
             unreadable: BTreeSet::new(),
+            list_errors: BTreeMap::new(),
         };
         tree.load_dir(root, Vec::new())?;
         Ok(tree)
@@ -202,11 +213,12 @@ mod tests {
         let t = tree(&[
             ("", d(&["a", "d"])),
             ("a", Entry::File(b"x".to_vec())),
-            ("d", d(&["up", "la", "self", "dang"])),
+            ("d", d(&["up", "la", "self", "dang", "fs"])),
             ("d/up", l("..")),
             ("d/la", l("../a")),
             ("d/self", l("self")),
             ("d/dang", l("nowhere")),
+            ("d/fs", l("../a/")),
         ]);
         let r = |p: &str, f: bool| {
             t.resolve(p.as_bytes(), f)
@@ -221,5 +233,9 @@ mod tests {
         assert_eq!(r("d/dang", false), Ok("d/dang".into()));
         assert_eq!(r("a/b", true), Err(Errno::NotDirectory));
         assert_eq!(r("a/", true), Err(Errno::NotDirectory));
+        // A link's target ending in `/` must be a directory, as a path's.
+        assert_eq!(r("d/fs", true), Err(Errno::NotDirectory));
+        assert_eq!(r("d/fs", false), Ok("d/fs".into()));
+        assert_eq!(r("d/fs/", false), Err(Errno::NotDirectory));
     }
 }

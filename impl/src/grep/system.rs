@@ -177,11 +177,13 @@ pub trait GrepSystem {
     fn drain_stdin(&self) -> io::Result<()>;
 }
 
-/// A directory listed: its identity (device, inode), and, where the system
-/// has one, a handle its entries can be opened through.
+/// A directory listed: its identity (device, inode); where the system
+/// has one, a handle its entries can be opened through; and the error
+/// that stopped the listing after the entries given, if one did.
 pub struct Listing {
     pub id: (u64, u64),
     pub dir: Option<std::sync::Arc<std::fs::File>>,
+    pub stopped: Option<io::Error>,
 }
 
 /// Named files and directories, as the walker and every search thread
@@ -332,10 +334,11 @@ impl GrepFiles for SystemFiles {
             Some(_) => &path[path.len() - leaf..],
             None => path,
         };
-        let (id, dir) = crate::sys::list_dir_in(dir, name, out)?;
+        let listed = crate::sys::list_dir_in(dir, name, out)?;
         Ok(Listing {
-            id,
-            dir: Some(std::sync::Arc::new(dir)),
+            id: listed.id,
+            dir: Some(std::sync::Arc::new(listed.dir)),
+            stopped: listed.stopped,
         })
     }
 

@@ -27,7 +27,7 @@ use std::sync::{Arc, OnceLock};
 use samebytes_spec::grep::{Devices, Directories, GrepOptions};
 
 use super::filters::Filters;
-use super::system::{DirType, GrepFiles, GrepInput, OpenFlags, RawEntry};
+use super::system::{DirType, GrepFiles, GrepInput, Listing, OpenFlags, RawEntry};
 
 /// One thing to do, in output order.
 pub(super) enum Item {
@@ -102,6 +102,21 @@ struct Frame {
     /// The directory, open, if the system gives it.
     dir: Option<Arc<File>>,
     entries: std::vec::IntoIter<RawEntry>,
+    /// The error its listing stopped at, reported when the walk leaves
+    /// it, after the entries that were read (as fts does).
+    stopped: Option<io::Error>,
+}
+
+impl Frame {
+    fn new(path: Vec<u8>, listed: Listing, entries: Vec<RawEntry>) -> Frame {
+        Frame {
+            path,
+            id: listed.id,
+            dir: listed.dir,
+            entries: entries.into_iter(),
+            stopped: listed.stopped,
+        }
+    }
 }
 
 impl Walker<'_> {
@@ -110,6 +125,9 @@ impl Walker<'_> {
         while out.len() < want {
             if let Some(top) = st.stack.last_mut() {
                 let Some(entry) = top.entries.next() else {
+                    if let Some(e) = top.stopped.take() {
+                        out.push(self.error(self.shown(&top.path), &e));
+                    }
                     st.stack.pop();
                     continue;
                 };
@@ -221,12 +239,7 @@ impl Walker<'_> {
         drop(input);
         let mut listing = Vec::new();
         match self.files.list(name, &mut listing) {
-            Ok(listed) => Some(Frame {
-                path: fts_root(name),
-                id: listed.id,
-                dir: listed.dir,
-                entries: listing.into_iter(),
-            }),
+            Ok(listed) => Some(Frame::new(fts_root(name), listed, listing)),
             Err(e) => {
                 out.push(self.error(name, &e));
                 None
@@ -277,14 +290,7 @@ impl Walker<'_> {
                     Ok(listed) if walking.iter().any(|f| f.id == listed.id) => {
                         self.note(shown, "warning: recursive directory loop", false)
                     }
-                    Ok(listed) => {
-                        return Some(Frame {
-                            path,
-                            id: listed.id,
-                            dir: listed.dir,
-                            entries: listing.into_iter(),
-                        })
-                    }
+                    Ok(listed) => return Some(Frame::new(path, listed, listing)),
                 }
             }
             Ok(DirType::Symlink) => return None,

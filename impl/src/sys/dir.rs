@@ -90,11 +90,22 @@ pub struct RawEntry {
 /// big directory per call.
 const LISTING_BUFFER: usize = 64 * 1024;
 
+/// A directory listed by [`list_dir`]: its identity (device, inode) from
+/// `fstat`, which, unlike `d_ino`, is right at a mount point too; the
+/// directory, open, to open its entries in ([`open_in`]); and the error
+/// that stopped the listing after the entries given, if one did (EIO from
+/// a bad block: readdir's caller walks what it read, as fts does).
+#[derive(Debug)]
+pub struct DirListing {
+    pub id: (u64, u64),
+    pub dir: File,
+    pub stopped: Option<io::Error>,
+}
+
 /// List the directory `path` in `readdir` order into `out` (cleared
-/// first), and give its identity (device, inode) from `fstat`, which,
-/// unlike `d_ino`, is right at a mount point too, and the directory, open,
-/// to open its entries in ([`open_in`]).
-pub fn list_dir(path: &[u8], out: &mut Vec<RawEntry>) -> io::Result<((u64, u64), File)> {
+/// first).  Failing to open it is an error; failing to read it, a
+/// listing that stopped ([`DirListing::stopped`]).
+pub fn list_dir(path: &[u8], out: &mut Vec<RawEntry>) -> io::Result<DirListing> {
     list_dir_in(None, path, out)
 }
 
@@ -104,7 +115,7 @@ pub fn list_dir_in(
     parent: Option<&File>,
     name: &[u8],
     out: &mut Vec<RawEntry>,
-) -> io::Result<((u64, u64), File)> {
+) -> io::Result<DirListing> {
     out.clear();
     let c = c_path(name)?;
     let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOCTTY | libc::O_CLOEXEC;
@@ -132,14 +143,12 @@ pub fn list_dir_in(
                 LISTING_BUFFER,
             )
         };
-        if n < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        if n == 0 {
+        if n <= 0 {
+            let stopped = (n < 0).then(io::Error::last_os_error);
             if out.len() > INODE_SORT_THRESHOLD && inode_sort_applies(&dir) {
                 sort_by_inode(out);
             }
-            return Ok((id, dir));
+            return Ok(DirListing { id, dir, stopped });
         }
         // SAFETY: the first `n` bytes of `buf` were written by the kernel
         // just now; u8 has no alignment or validity requirements.
@@ -275,7 +284,9 @@ mod tests {
             }
         }
         let mut got = Vec::new();
-        let (id, open) = list_dir(dir.as_os_str().as_bytes(), &mut got).unwrap();
+        let listed = list_dir(dir.as_os_str().as_bytes(), &mut got).unwrap();
+        assert!(listed.stopped.is_none());
+        let (id, open) = (listed.id, listed.dir);
         let first = &got[0];
         let how = OpenFlags {
             follow: false,

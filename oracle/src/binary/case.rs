@@ -3,6 +3,7 @@
 //! stdin and stdout are connected, and a fault plan.  Every case is a pure
 //! function of its tool and seed, so `binary:TOOL:SEED` replays it.
 
+use samebytes_spec::tree::{Entry, Tree};
 use samebytes_spec::world::{Node, Stdin, World};
 
 use crate::faultplan::OutputErrno;
@@ -70,6 +71,9 @@ pub struct BinaryCase {
     pub utf8: bool,
     /// Input EIO points live in `world.read_errors`.
     pub world: World,
+    /// grep's recursive cases: the tree the named files are looked up in
+    /// (the working directory is its root); `world` then has no files.
+    pub tree: Option<Tree>,
     /// A stream stdin is a socket rather than a pipe.
     pub stdin_socket: bool,
     pub stdout: StdoutKind,
@@ -463,7 +467,19 @@ pub fn generate(tool: Tool, seed: u64) -> BinaryCase {
     } else {
         world(&mut rng)
     };
-    if tool == Tool::Grep && rng.chance(1, 5) {
+    // A quarter of grep's cases search a tree recursively.
+    let recursive = (tool == Tool::Grep && rng.chance(1, 4)).then(|| {
+        world.files.clear();
+        super::tree::tree_case(&mut rng, &mut |rng| {
+            let n = match rng.chance(1, 6) {
+                true => size(rng),
+                false => rng.below(3000) as usize,
+            };
+            text(rng, n)
+        })
+    });
+    let (tree, tree_args) = recursive.unzip();
+    if tree.is_none() && tool == Tool::Grep && rng.chance(1, 5) {
         // Patterns read from a file (`-f p`): one to three of them, a
         // line each, the last newline perhaps left off.
         let mut list = Vec::new();
@@ -478,10 +494,10 @@ pub fn generate(tool: Tool, seed: u64) -> BinaryCase {
             .files
             .insert(PATTERN_FILE.to_vec(), Node::Regular(list));
     }
-    let args = if tool == Tool::Wc && rng.chance(1, 6) {
-        files0_command_line(&mut rng, &mut world)
-    } else {
-        command_line(tool, &mut rng, &world)
+    let args = match tree_args {
+        Some(args) => args,
+        None if tool == Tool::Wc && rng.chance(1, 6) => files0_command_line(&mut rng, &mut world),
+        None => command_line(tool, &mut rng, &world),
     };
     if tool != Tool::Yes && rng.chance(1, 3) {
         read_error(&mut rng, &mut world);
@@ -626,6 +642,7 @@ pub fn generate(tool: Tool, seed: u64) -> BinaryCase {
         args,
         utf8: rng.chance(3, 4),
         world,
+        tree,
         stdin_socket,
         stdout,
         faults,
@@ -659,6 +676,27 @@ impl std::fmt::Display for BinaryCase {
         )?;
         for (name, node) in &self.world.files {
             writeln!(f, "  {}: {}", String::from_utf8_lossy(name), show(node))?;
+        }
+        for (key, entry) in self.tree.iter().flat_map(|t| &t.entries) {
+            let what = match entry {
+                Entry::File(d) => format!("file, {} bytes", d.len()),
+                Entry::Dir(names) => format!("directory of {}", names.len()),
+                Entry::Symlink(t) => format!("link to {:?}", String::from_utf8_lossy(t)),
+                Entry::Special(_) => "special".into(),
+            };
+            let tree = self.tree.as_ref();
+            let refused = match tree.is_some_and(|t| t.unreadable.contains(key)) {
+                true => ", unreadable".to_string(),
+                false => match tree.and_then(|t| t.list_errors.get(key)) {
+                    Some(n) => format!(", listing fails with EIO after {n} names"),
+                    None => String::new(),
+                },
+            };
+            writeln!(
+                f,
+                "  tree ./{}: {what}{refused}",
+                String::from_utf8_lossy(key)
+            )?;
         }
         writeln!(
             f,

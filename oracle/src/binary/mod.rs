@@ -10,11 +10,13 @@ pub mod live_check;
 pub mod offset;
 pub mod report;
 pub mod run;
+pub mod tree;
 
 use std::path::{Path, PathBuf};
 
 use samebytes_spec::cat::{CatEnv, CatStdout};
 use samebytes_spec::grep::{GrepEnv, GrepStdout};
+use samebytes_spec::tree::Tree;
 use samebytes_spec::wc::WcEnv;
 use samebytes_spec::world::StdinLeft;
 use samebytes_spec::yes::YesEnv;
@@ -122,14 +124,21 @@ fn spec_errno(e: OutputErrno) -> Errno {
     }
 }
 
-/// The spec's outcome for a case.
+/// The spec's outcome for a case.  A recursive case's directories are
+/// walked in the generator's order of names; a run walks them as the
+/// kernel lists them ([`expected_with_stdin_left`] with the tree read
+/// back, `run::Run::listed`).
 pub fn expected(case: &BinaryCase) -> Outcome {
-    expected_with_stdin_left(case).0
+    expected_with_stdin_left(case, None).0
 }
 
 /// [`expected`], and for grep where the spec left stdin
-/// (`samebytes_spec::grep::grep_leaving_stdin`).
-pub fn expected_with_stdin_left(case: &BinaryCase) -> (Outcome, Option<StdinLeft>) {
+/// (`samebytes_spec::grep::grep_leaving_stdin`); a recursive case's tree
+/// is `listed` when given.
+pub fn expected_with_stdin_left(
+    case: &BinaryCase,
+    listed: Option<&Tree>,
+) -> (Outcome, Option<StdinLeft>) {
     let locale = if case.utf8 { Locale::Utf8 } else { Locale::C };
     let failure = match (case.faults.output_failure, case.reader_stops_after) {
         (Some((after, e)), _) => Some(StdoutFailure {
@@ -180,6 +189,7 @@ pub fn expected_with_stdin_left(case: &BinaryCase) -> (Outcome, Option<StdinLeft
                 &case.args,
                 &GrepEnv::new(locale),
                 world,
+                listed.or(case.tree.as_ref()),
                 &stdout,
                 failure,
             );
@@ -225,13 +235,13 @@ fn killed_by_sigpipe(tool: Tool, mut outcome: Outcome) -> Outcome {
 /// Run one case and compare it with the spec.  Returns the layer's counts
 /// either way.
 pub fn check(case: &BinaryCase, bins: &Binaries) -> (Counts, Result<(), Box<Mismatch>>) {
-    let (mut want, stdin_left) = expected_with_stdin_left(case);
     let got = run::run_under(
         case,
         &bins.for_case(case),
         &bins.layer(),
         bins.memcheck.as_ref(),
     );
+    let (mut want, stdin_left) = expected_with_stdin_left(case, got.listed.as_ref());
     let variant = format!(
         "binary{}, stdout {:?}, faults {:?}, SIGPIPE {}, env {:?}{}",
         if through_multicall(case) && bins.memcheck.is_none() {

@@ -52,6 +52,7 @@ pub fn applicable(tool: Tool) -> &'static [(Kind, &'static [Outcome])] {
         ],
         Tool::Grep => &[
             (Kind::Open, &[InputFailed]),
+            (Kind::Getdents, &[InputFailed]),
             (Kind::Read, INPUT),
             (Kind::MmapFile, &[Refused, Sigbus]),
             (Kind::SetPipeSize, &[Refused]),

@@ -27,6 +27,9 @@ pub struct Run {
     pub hung: bool,
     /// Where a regular stdin was left, if the binary exited (not killed).
     pub stdin_offset: Option<u64>,
+    /// A recursive case's tree as written, its directories' names in the
+    /// order the kernel lists them.
+    pub listed: Option<samebytes_spec::tree::Tree>,
 }
 
 /// A scratch folder, removed on drop.
@@ -284,7 +287,23 @@ pub fn run_under(
         counts: Some(dir.join(".counts").to_string_lossy().into_owned()),
         ..plan_of(case)
     };
-    let made = materialize(case, dir);
+    let mut made = materialize(case, dir);
+    // A recursive case runs in its tree's root, away from the files the
+    // harness keeps beside it (`.stdin`, `.counts`, ...).
+    let root = dir.join("tree");
+    let listed = case.tree.as_ref().map(|tree| {
+        super::tree::write(tree, &root);
+        for key in &tree.unreadable {
+            made.unreadable
+                .push(identity(&root.join(OsStr::from_bytes(key))));
+        }
+        for (key, &after) in &tree.list_errors {
+            let (dev, ino) = identity(&root.join(OsStr::from_bytes(key)));
+            plan.list_failures.push((dev, ino, after as u64));
+        }
+        super::tree::listed(tree, &root)
+    });
+    let cwd = if listed.is_some() { &root } else { dir };
     plan.input_eio = made.eio;
     plan.unreadable = made.unreadable;
     std::fs::write(dir.join(".counts"), vec![0u8; COUNTS_FILE_LEN]).expect("counts file");
@@ -299,7 +318,7 @@ pub fn run_under(
         }
     };
     cmd.args(case.args.iter().map(|a| OsStr::from_bytes(a)))
-        .current_dir(dir)
+        .current_dir(cwd)
         .env_remove("LANG")
         .env_remove("LC_CTYPE")
         .env_remove("POSIXLY_CORRECT")
@@ -478,6 +497,7 @@ pub fn run_under(
         _ => None,
     };
     Run {
+        listed,
         stdin_offset,
         stdout,
         stderr,

@@ -428,6 +428,7 @@ impl GrepFiles for ModelFiles<'_> {
             DirType::Directory => Ok(Listing {
                 id: (0, name.len() as u64),
                 dir: None,
+                stopped: None,
             }),
             _ => Err(io::Error::from_raw_os_error(libc::ENOTDIR)),
         }

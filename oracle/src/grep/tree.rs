@@ -81,7 +81,7 @@ impl TreeCase {
 
     pub fn encode(&self) -> String {
         let mut e = Encoder::default();
-        e.uint(1);
+        e.uint(2);
         codec::put_args(&mut e, &self.args);
         e.uint(u64::from(self.utf8));
         e.uint(self.tree.entries.len() as u64);
@@ -108,6 +108,11 @@ impl TreeCase {
         }
         let unreadable: Vec<Vec<u8>> = self.tree.unreadable.iter().cloned().collect();
         codec::put_args(&mut e, &unreadable);
+        e.uint(self.tree.list_errors.len() as u64);
+        for (key, read) in &self.tree.list_errors {
+            e.bytes(key);
+            e.uint(*read as u64);
+        }
         e.bytes(&self.stdin);
         codec::put_read_schedule(&mut e, &self.read);
         e.uint(self.buffer as u64);
@@ -119,7 +124,9 @@ impl TreeCase {
     pub fn decode(hex: &str) -> Result<TreeCase, codec::DecodeError> {
         let raw = codec::from_hex(hex)?;
         let mut d = Decoder::new(&raw);
-        if d.uint()? != 1 {
+        // Version 1 had no listing errors.
+        let version = d.uint()?;
+        if !(1..=2).contains(&version) {
             return Err(codec::DecodeError);
         }
         let args = codec::get_args(&mut d)?;
@@ -138,6 +145,12 @@ impl TreeCase {
             tree.entries.insert(key, entry);
         }
         tree.unreadable = codec::get_args(&mut d)?.into_iter().collect();
+        if version >= 2 {
+            for _ in 0..d.uint()? {
+                let key = d.bytes()?;
+                tree.list_errors.insert(key, d.usize()?);
+            }
+        }
         let case = TreeCase {
             args,
             utf8,
@@ -188,6 +201,14 @@ fn body(u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<u8>> {
     Ok(data)
 }
 
+/// How many names the directory `key` holds.
+fn names_of(tree: &Tree, key: &[u8]) -> usize {
+    match tree.get(key) {
+        Some(Entry::Dir(names)) => names.len(),
+        _ => 0,
+    }
+}
+
 /// Fill the directory `key` (`depth` deep) with entries.
 fn fill(
     u: &mut Unstructured<'_>,
@@ -210,6 +231,10 @@ fn fill(
                 fill(u, tree, &k, depth + 1)?;
                 if u.ratio(1, 12)? {
                     tree.unreadable.insert(k);
+                } else if u.ratio(1, 10)? {
+                    // Its listing fails with EIO after some of its names.
+                    let read = u.int_in_range(0..=names_of(tree, &k))?;
+                    tree.list_errors.insert(k, read);
                 }
                 continue;
             }
@@ -497,7 +522,9 @@ impl GrepFiles for TreeFiles<'_> {
         if self.case.tree.unreadable.contains(&key) {
             return Err(errno(Errno::Access));
         }
-        for n in names {
+        let stop = self.case.tree.list_errors.get(&key);
+        let read = stop.map_or(names.len(), |&read| read.min(names.len()));
+        for n in &names[..read] {
             let known = !self.chance.next().is_multiple_of(4);
             let entry = self.case.tree.get(&child_key(&key, n));
             out.push(RawEntry {
@@ -511,6 +538,7 @@ impl GrepFiles for TreeFiles<'_> {
         Ok(Listing {
             id: (1, h.finish()),
             dir: None,
+            stopped: stop.map(|_| errno(Errno::Io)),
         })
     }
 

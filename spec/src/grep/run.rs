@@ -405,7 +405,7 @@ pub fn grep(
     stdout: &GrepStdout,
     stdout_failure: Option<StdoutFailure>,
 ) -> Outcome {
-    grep_leaving_stdin(args, env, world, stdout, stdout_failure).0
+    grep_leaving_stdin(args, env, world, None, stdout, stdout_failure).0
 }
 
 /// [`grep`] at each pause of `world`'s stdin (`World::stdin_pauses`): the
@@ -436,16 +436,18 @@ pub fn grep_at_pauses(
 
 /// [`grep`], and where it left stdin: untouched (it exits before reading,
 /// `-m 0` say), put back after the last selected line by `-m` (a regular
-/// file, as an offset in it), or read.
+/// file, as an offset in it), or read.  Named files are looked up in
+/// `tree` when there is one, as [`grep_in_tree`] does.
 pub fn grep_leaving_stdin(
     args: &[Vec<u8>],
     env: &GrepEnv,
     world: &World,
+    tree: Option<&Tree>,
     stdout: &GrepStdout,
     stdout_failure: Option<StdoutFailure>,
 ) -> (Outcome, StdinLeft) {
     let mut reads = Reads::new(world);
-    let ran = grep_with(args, env, world, None, &mut reads, stdout, stdout_failure);
+    let ran = grep_with(args, env, world, tree, &mut reads, stdout, stdout_failure);
     (ran.outcome, reads.stdin_left())
 }
 

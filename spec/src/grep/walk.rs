@@ -89,12 +89,18 @@ impl Files<'_> {
         }
     }
 
-    /// The entries of the directory with this key, in `readdir` order.
-    fn names(&self, key: &[u8]) -> Vec<Vec<u8>> {
-        match self.tree.and_then(|t| t.get(key)) {
+    /// The entries of the directory with this key, in `readdir` order,
+    /// and the error its listing stops at after them, if it fails.
+    fn names(&self, key: &[u8]) -> (Vec<Vec<u8>>, Option<Errno>) {
+        let mut names = match self.tree.and_then(|t| t.get(key)) {
             Some(Entry::Dir(names)) => names.clone(),
             _ => Vec::new(),
+        };
+        let stop = self.tree.and_then(|t| t.list_errors.get(key));
+        if let Some(&read) = stop {
+            names.truncate(read);
         }
+        (names, stop.map(|_| Errno::Io))
     }
 
     /// Is the input with this key the regular file stdout appends to?
@@ -336,7 +342,8 @@ impl Run<'_> {
             found.error = true;
             return ControlFlow::Continue(());
         }
-        for name in files.names(key) {
+        let (names, list_error) = files.names(key);
+        for name in names {
             let entry_path = fts_child(path, &name);
             let shown = self.shown(&entry_path);
             let link_key = child_key(key, &name);
@@ -411,6 +418,12 @@ impl Run<'_> {
                 open: false,
             };
             found.add(self.search_input(input, files.world, reads, stdout))?;
+        }
+        // fts reports a listing that failed when it leaves the directory,
+        // after the entries it did read.
+        if let Some(e) = list_error {
+            self.file_error(&self.shown(path), e.message());
+            found.error = true;
         }
         ControlFlow::Continue(())
     }
