@@ -58,8 +58,8 @@ impl Tool {
 
     /// Run this tool as a process would: `program` names it in messages
     /// (GNU tools use `argv[0]` as given), `args` are its arguments after
-    /// the name.  Returns the exit status.
-    pub fn run(self, program: String, args: &[&'static [u8]]) -> i32 {
+    /// the name.  Returns how it exits.
+    pub fn run(self, program: String, args: &[&'static [u8]]) -> Exit {
         match self {
             Tool::Wc => wc(program, args),
             Tool::Cat => cat(program, args),
@@ -69,8 +69,30 @@ impl Tool {
     }
 }
 
-/// How a tool runs: its name in messages, its arguments; its exit status.
-pub type ToolRun = fn(String, &[&'static [u8]]) -> i32;
+/// How a tool runs: its name in messages, its arguments; how it exits.
+pub type ToolRun = fn(String, &[&'static [u8]]) -> Exit;
+
+/// How a tool exits: with this status, and, as GNU's tools do at exit
+/// (gnulib's `close_stdout`), closing stdout and stderr first, a failure
+/// there giving the `failure` status ([`exit_closing_stdout`]); or at once,
+/// closing nothing, as GNU grep does at `-q`'s first match (`_exit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Exit {
+    pub status: i32,
+    pub failure: i32,
+    pub at_once: bool,
+}
+
+impl Exit {
+    /// The exit of `tool` with `status`, closing its streams first.
+    pub fn closing(tool: Tool, status: i32) -> Exit {
+        Exit {
+            status,
+            failure: tool.failure_status(),
+            at_once: false,
+        }
+    }
+}
 
 /// The whole of a tool-named binary's `main`: `run` is that tool's own
 /// function ([`wc`], [`cat`], [`yes`], [`grep`]), named directly so that
@@ -79,26 +101,39 @@ pub type ToolRun = fn(String, &[&'static [u8]]) -> i32;
 pub fn tool_main(name: &str, run: ToolRun) -> ! {
     crate::sys::start_process();
     let program = crate::program_name(name);
-    let status = run(program.clone(), &crate::sys::args_borrowed());
-    let failure = Tool::from_name(name.as_bytes()).map_or(1, Tool::failure_status);
-    exit_closing_stdout(&program, status, failure)
+    let exit = run(program.clone(), &crate::sys::args_borrowed());
+    exit_closing_stdout(&program, exit)
 }
 
-/// Exit with `status`, closing stdout first as GNU's `close_stdout` does
-/// at exit: a close that fails (but for EBADF, a stdout that was never
-/// open) is `PROGRAM: write error: REASON`, and the `failure` status.
-pub fn exit_closing_stdout(program: &str, status: i32, failure: i32) -> ! {
-    let status = match crate::sys::close_stdout_at_exit() {
-        Err(e) if e.raw_os_error() != Some(libc::EBADF) && !crate::sys::stdout_was_closed() => {
+/// Exit with `status`, closing stdout and stderr first as GNU's
+/// `close_stdout` does at exit: a close of stdout that fails (but for
+/// EBADF, a stdout that was never open) is `PROGRAM: write error: REASON`
+/// and the `failure` status; a stderr that failed a write, or fails to
+/// close, is the `failure` status, silently.
+pub fn exit_closing_stdout(program: &str, exit: Exit) -> ! {
+    let Exit {
+        mut status,
+        failure,
+        at_once,
+    } = exit;
+    if at_once {
+        std::process::exit(status)
+    }
+    let not_ebadf = |e: &std::io::Error| e.raw_os_error() != Some(libc::EBADF);
+    if let Err(e) = crate::sys::close_at_exit(libc::STDOUT_FILENO) {
+        if not_ebadf(&e) && !crate::sys::stdout_was_closed() {
             let text = crate::sys::error_text(&e);
             crate::io::diagnose(
-                &mut std::io::stderr(),
+                &mut crate::io::Stderr::new(),
                 format!("{program}: write error: {text}\n").as_bytes(),
             );
-            failure
+            status = failure;
         }
-        _ => status,
-    };
+    }
+    let stderr_closed = crate::sys::close_at_exit(libc::STDERR_FILENO);
+    if crate::io::stderr_failed() || stderr_closed.is_err_and(|e| not_ebadf(&e)) {
+        status = failure;
+    }
     std::process::exit(status)
 }
 
@@ -107,7 +142,7 @@ fn owned(args: &[&[u8]]) -> Vec<Vec<u8>> {
 }
 
 /// `wc`, as a process runs it.
-pub fn wc(program: String, args: &[&[u8]]) -> i32 {
+pub fn wc(program: String, args: &[&[u8]]) -> Exit {
     use crate::wc::{run, SystemInputs, WcConfig};
     let env = WcEnv {
         locale: crate::locale(),
@@ -116,19 +151,20 @@ pub fn wc(program: String, args: &[&[u8]]) -> i32 {
     };
     let mut stdout = crate::stdout_writer();
     let config = WcConfig::default();
-    let mut stderr = std::io::stderr();
-    run(
+    let mut stderr = crate::io::Stderr::new();
+    let status = run(
         &owned(args),
         &env,
         &mut SystemInputs,
         &mut *stdout,
         &mut stderr,
         &config,
-    )
+    );
+    Exit::closing(Tool::Wc, status)
 }
 
 /// `cat`, as a process runs it.
-pub fn cat(program: String, args: &[&[u8]]) -> i32 {
+pub fn cat(program: String, args: &[&[u8]]) -> Exit {
     use crate::cat::{run, CatConfig, SystemCat};
     let env = CatEnv {
         locale: crate::locale(),
@@ -137,19 +173,20 @@ pub fn cat(program: String, args: &[&[u8]]) -> i32 {
     };
     let mut stdout = crate::stdout_writer();
     let config = CatConfig::default();
-    let mut stderr = std::io::stderr();
-    run(
+    let mut stderr = crate::io::Stderr::new();
+    let status = run(
         &owned(args),
         &env,
         &mut SystemCat::new(),
         &mut *stdout,
         &mut stderr,
         &config,
-    )
+    );
+    Exit::closing(Tool::Cat, status)
 }
 
 /// `yes`, as a process runs it.
-pub fn yes(program: String, args: &[&[u8]]) -> i32 {
+pub fn yes(program: String, args: &[&[u8]]) -> Exit {
     use crate::yes::{run, SystemOutput, YesConfig};
     let env = YesEnv {
         posixly_correct: crate::posixly_correct(),
@@ -166,18 +203,19 @@ pub fn yes(program: String, args: &[&[u8]]) -> i32 {
     // `args` borrow argv itself: an operand of many megabytes is not
     // copied before `yes` joins the line.
     let mut stdout = SystemOutput::stdout();
-    run(
+    let status = run(
         args,
         &env,
         &mut stdout,
-        &mut std::io::stderr(),
+        &mut crate::io::Stderr::new(),
         &config,
         debug,
-    )
+    );
+    Exit::closing(Tool::Yes, status)
 }
 
 /// `grep`, as a process runs it.
-pub fn grep(program: String, args: &[&[u8]]) -> i32 {
+pub fn grep(program: String, args: &[&[u8]]) -> Exit {
     use crate::grep::{run, GrepConfig, SystemGrep};
     let var = |name: &str| {
         use std::os::unix::ffi::OsStringExt;
@@ -195,13 +233,16 @@ pub fn grep(program: String, args: &[&[u8]]) -> i32 {
     let mut stdout = crate::stdout_writer();
     let cfg = GrepConfig::from_env();
     let mut searcher = SystemGrep::configured(&cfg);
-    let mut stderr = std::io::stderr();
-    run(
-        &owned(args),
-        &env,
-        &mut searcher,
-        &mut *stdout,
-        &mut stderr,
-        &cfg,
-    )
+    let mut stderr = crate::io::Stderr::new();
+    let args = owned(args);
+    let status = run(&args, &env, &mut searcher, &mut *stdout, &mut stderr, &cfg);
+    // GNU grep leaves at `-q`'s first match with `_exit`, closing nothing.
+    let quiet = matches!(
+        samebytes_spec::grep::parse_args(&args, &env),
+        samebytes_spec::grep::Invocation::Run(o) if o.quiet
+    );
+    Exit {
+        at_once: quiet && status == 0,
+        ..Exit::closing(Tool::Grep, status)
+    }
 }

@@ -3,6 +3,7 @@
 //! adversarial readers and writers, and the code in between is the same.
 
 use std::io::{self, Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// An opened input, as the counting and copying cores see it.
 pub enum Opened<'a> {
@@ -65,8 +66,51 @@ impl<'a> Output<'a> {
     }
 }
 
+/// Standard error, as stdio's unbuffered stderr: each write goes out at
+/// once, and one that fails sets the error flag that gnulib's
+/// `close_stdout` finds at exit ([`stderr_failed`]).
+pub struct Stderr(crate::sys::FdWriter);
+
+static STDERR_FAILED: AtomicBool = AtomicBool::new(false);
+
+impl Stderr {
+    pub fn new() -> Stderr {
+        Stderr(crate::sys::FdWriter::stderr())
+    }
+}
+
+impl Default for Stderr {
+    fn default() -> Self {
+        Stderr::new()
+    }
+}
+
+impl Write for Stderr {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let written = self.0.write(buf);
+        if written
+            .as_ref()
+            .is_err_and(|e| e.kind() != io::ErrorKind::Interrupted)
+        {
+            STDERR_FAILED.store(true, Ordering::Relaxed);
+        }
+        written
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Has a write to [`Stderr`] failed (other than by an interruption, which
+/// `write_all` retries)?
+pub fn stderr_failed() -> bool {
+    STDERR_FAILED.load(Ordering::Relaxed)
+}
+
 /// Write a diagnostic.  A failure to write to stderr cannot be reported
-/// anywhere and does not change what the tool does.
+/// anywhere and does not change what the tool does, but at exit
+/// ([`stderr_failed`]).
 pub fn diagnose(stderr: &mut dyn Write, message: &[u8]) {
     let _ = stderr.write_all(message);
 }

@@ -5,23 +5,22 @@
 
 use std::io::Write;
 
-use crate::entry::Tool;
+use crate::entry::{Exit, Tool};
 
 /// The whole of `samebytes`'s `main`.
 pub fn main() -> ! {
     crate::sys::start_process();
     let program = crate::program_name("samebytes");
     let args = crate::sys::args_borrowed();
-    let (status, program, tool) = match Tool::from_program_name(program.as_bytes()) {
-        Some(tool) => (tool.run(program.clone(), &args), program, Some(tool)),
+    let (exit, program) = match Tool::from_program_name(program.as_bytes()) {
+        Some(tool) => (tool.run(program.clone(), &args), program),
         None => {
             let tool = args.first().and_then(|a| Tool::from_name(a));
             let program = tool.map_or(program, |t| t.name().to_string());
-            (by_first_argument(&args), program, tool)
+            (by_first_argument(&args), program)
         }
     };
-    let failure = tool.map_or(1, Tool::failure_status);
-    crate::entry::exit_closing_stdout(&program, status, failure)
+    crate::entry::exit_closing_stdout(&program, exit)
 }
 
 /// The `--help` text of `samebytes` itself.
@@ -43,26 +42,43 @@ Each tool is a drop-in for its GNU namesake; see docs/differences.md.\n",
     )
 }
 
-/// `samebytes TOOL ARGS...` and `samebytes OPTION`.  Usage errors end
-/// with status 1, as a GNU tool's do.
-fn by_first_argument(args: &[&'static [u8]]) -> i32 {
+/// `samebytes TOOL ARGS...` and `samebytes OPTION`.
+fn by_first_argument(args: &[&'static [u8]]) -> Exit {
+    match args.split_first() {
+        Some((first, rest)) if Tool::from_name(first).is_some() => {
+            let tool = Tool::from_name(first).expect("a tool");
+            tool.run(tool.name().to_string(), rest)
+        }
+        _ => Exit {
+            status: samebytes_option(args),
+            failure: 1,
+            at_once: false,
+        },
+    }
+}
+
+/// `samebytes OPTION`: its exit status.  Usage errors end with status 1,
+/// as a GNU tool's do.
+fn samebytes_option(args: &[&'static [u8]]) -> i32 {
     let mut stdout = std::io::stdout().lock();
     let printed = |out: &mut dyn Write, text: &str| -> i32 {
         match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
             Ok(()) => 0,
             Err(e) => {
-                eprintln!("samebytes: write error: {}", crate::sys::error_text(&e));
+                let text = crate::sys::error_text(&e);
+                let message = format!("samebytes: write error: {text}\n");
+                crate::io::diagnose(&mut crate::io::Stderr::new(), message.as_bytes());
                 1
             }
         }
     };
-    let Some((first, rest)) = args.split_first() else {
-        eprint!("samebytes: missing tool name\nTry 'samebytes --help' for more information.\n");
+    let Some(first) = args.first() else {
+        crate::io::diagnose(
+            &mut crate::io::Stderr::new(),
+            b"samebytes: missing tool name\nTry 'samebytes --help' for more information.\n",
+        );
         return 1;
     };
-    if let Some(tool) = Tool::from_name(first) {
-        return tool.run(tool.name().to_string(), rest);
-    }
     match *first {
         b"--help" => printed(&mut stdout, &help_text()),
         b"--version" => printed(
@@ -91,10 +107,11 @@ fn by_first_argument(args: &[&'static [u8]]) -> i32 {
 }
 
 fn not_a_tool(name: &[u8]) -> i32 {
-    eprint!(
+    let message = format!(
         "samebytes: '{}' is not a samebytes tool (wc, cat, yes, grep)\n\
 Try 'samebytes --help' for more information.\n",
         String::from_utf8_lossy(name)
     );
+    crate::io::diagnose(&mut crate::io::Stderr::new(), message.as_bytes());
     1
 }

@@ -38,8 +38,8 @@ pub use dir::{
     OpenFlags, RawEntry,
 };
 pub use fd::{
-    advise_sequential, borrow_fd, bytes_ready, close_stdout_at_exit, error_text, fstat, is_append,
-    lseek, page_size, read_would_wait, stat_path, FdWriter, FileInfo, FileKind, Whence,
+    advise_sequential, borrow_fd, bytes_ready, close_at_exit, error_text, fstat, is_append, lseek,
+    page_size, read_would_wait, stat_path, FdWriter, FileInfo, FileKind, Whence,
 };
 pub use locale::{
     ctype_locale_is_utf8, utf8_class_ranges, utf8_ctype_block, utf8_towupper, CtypeAnswer,

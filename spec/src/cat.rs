@@ -580,7 +580,7 @@ fn cat_with(
     // one message more when closing fails.  A stdout that was never open
     // fails to close with EBADF, which GNU ignores.
     if !waits && *stdout != CatStdout::Closed {
-        outcome.stdout_close_failed(&env.program, world.stdout_close_fails, 1);
+        outcome.close_at_exit(&env.program, world, 1);
     }
     (outcome, waits)
 }

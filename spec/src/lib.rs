@@ -104,13 +104,18 @@ impl Outcome {
         outcome
     }
 
-    /// GNU's `close_stdout` at exit, when closing stdout fails after its
-    /// writes worked (`World::stdout_close_fails`): `PROGRAM: write error:
-    /// REASON`, and the tool's failure status.
-    pub fn stdout_close_failed(&mut self, program: &str, errno: Option<Errno>, status: i32) {
-        if let Some(e) = errno {
+    /// GNU's `close_stdout` at exit, after the tool's own reports: when
+    /// closing stdout fails (`World::stdout_close_fails`), `PROGRAM: write
+    /// error: REASON` and the tool's `failure` status; then, when anything
+    /// was written to a stderr that takes nothing (`World::stderr_fails`),
+    /// the `failure` status, silently.
+    pub fn close_at_exit(&mut self, program: &str, world: &world::World, failure: i32) {
+        if let Some(e) = world.stdout_close_fails {
             self.diagnose(format!("{program}: write error: {}\n", e.message()).as_bytes());
-            self.status = status;
+            self.status = failure;
+        }
+        if world.stderr_fails && !self.stderr.is_empty() {
+            self.status = failure;
         }
     }
 

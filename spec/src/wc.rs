@@ -511,7 +511,7 @@ pub fn wc(
                 outcome.diagnose(format!("{}: {text}\n", env.program).as_bytes());
                 outcome.status = 1;
             } else {
-                outcome.stdout_close_failed(&env.program, world.stdout_close_fails, 1);
+                outcome.close_at_exit(&env.program, world, 1);
             }
             return outcome;
         }
@@ -550,6 +550,7 @@ pub fn wc(
                                 e.message()
                             ),
                         );
+                        out.close_at_exit(&env.program, world, 1);
                         return out;
                     }
                     Ok(n) => (n.clone(), reads.read_named(f).expect("exists")),
@@ -568,6 +569,7 @@ pub fn wc(
                         String::from_utf8_lossy(&quoteaf(f, env.locale))
                     ),
                 );
+                out.close_at_exit(&env.program, world, 1);
                 return out;
             }
             NameList {
@@ -703,7 +705,7 @@ pub fn wc(
     if out.clip_stdout(stdout_failure) {
         err(&mut out, write_error_text(stdout_failure));
     } else {
-        out.stdout_close_failed(&env.program, world.stdout_close_fails, 1);
+        out.close_at_exit(&env.program, world, 1);
     }
     out
 }

@@ -59,6 +59,9 @@ pub struct World {
     /// the file is closed (NFS, a full quota).  Not part of what a tool
     /// opens, but of the world it runs in all the same.
     pub stdout_close_fails: Option<Errno>,
+    /// Every write to stderr fails (`2>/dev/full`): the messages are lost,
+    /// and a tool that wrote one exits with its failure status.
+    pub stderr_fails: bool,
 }
 
 /// Where reads fail with EIO: per named regular file, and for a regular

@@ -131,13 +131,13 @@ pub fn page_size() -> u64 {
     })
 }
 
-/// Close descriptor 1 at exit, as stdio's `fclose(stdout)` does: the last
-/// word of a file system that reports a write's failure only at close
-/// (NFS, a full quota).  Only for a process about to exit.
-pub fn close_stdout_at_exit() -> io::Result<()> {
-    // SAFETY: close has no memory effects; nothing writes to descriptor 1
-    // after it, since the process exits next.
-    match unsafe { libc::close(libc::STDOUT_FILENO) } {
+/// Close descriptor `fd` (1 or 2) at exit, as stdio's `fclose` does: the
+/// last word of a file system that reports a write's failure only at
+/// close (NFS, a full quota).  Only for a process about to exit.
+pub fn close_at_exit(fd: RawFd) -> io::Result<()> {
+    // SAFETY: close has no memory effects; nothing writes to the
+    // descriptor after it, since the process exits next.
+    match unsafe { libc::close(fd) } {
         0 => Ok(()),
         _ => Err(io::Error::last_os_error()),
     }
@@ -197,6 +197,14 @@ impl FdWriter {
     pub fn stdout() -> Self {
         FdWriter {
             file: borrow_fd(libc::STDOUT_FILENO),
+        }
+    }
+
+    /// Descriptor 2, failing as the kernel fails it (std's own stderr
+    /// takes EBADF for success).
+    pub fn stderr() -> Self {
+        FdWriter {
+            file: borrow_fd(libc::STDERR_FILENO),
         }
     }
 }

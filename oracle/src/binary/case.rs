@@ -77,6 +77,9 @@ pub struct BinaryCase {
     /// A stream stdin is a socket rather than a pipe.
     pub stdin_socket: bool,
     pub stdout: StdoutKind,
+    /// stderr is /dev/full: every message is lost, and only the exit
+    /// status says one was written.
+    pub stderr_full: bool,
     pub faults: Faults,
     /// The binary's test hooks (variables that change how bytes travel,
     /// never which bytes): grep's mapping threshold and window.
@@ -645,6 +648,7 @@ pub fn generate(tool: Tool, seed: u64) -> BinaryCase {
         tree,
         stdin_socket,
         stdout,
+        stderr_full: tool != Tool::Yes && rng.chance(1, 8),
         faults,
         env,
         sigpipe_default,
@@ -726,6 +730,16 @@ impl std::fmt::Display for BinaryCase {
                 None => String::new(),
             }
         )?;
-        write!(f, "  stdout: {:?}; faults: {:?}", self.stdout, self.faults)
+        write!(
+            f,
+            "  stdout: {:?}{}; faults: {:?}",
+            self.stdout,
+            if self.stderr_full {
+                "; stderr /dev/full"
+            } else {
+                ""
+            },
+            self.faults
+        )
     }
 }

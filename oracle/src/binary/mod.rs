@@ -161,6 +161,7 @@ pub fn expected_with_stdin_left(
     };
     let mut world = case.world.clone();
     world.stdout_close_fails = case.faults.close_failure.map(spec_errno);
+    world.stderr_fails = case.stderr_full;
     let world = &world;
     let mut stdin_left = None;
     let outcome = match case.tool {
@@ -243,13 +244,18 @@ pub fn check(case: &BinaryCase, bins: &Binaries) -> (Counts, Result<(), Box<Mism
     );
     let (mut want, stdin_left) = expected_with_stdin_left(case, got.listed.as_ref());
     let variant = format!(
-        "binary{}, stdout {:?}, faults {:?}, SIGPIPE {}, env {:?}{}",
+        "binary{}, stdout {:?}{}, faults {:?}, SIGPIPE {}, env {:?}{}",
         if through_multicall(case) && bins.memcheck.is_none() {
             " (samebytes as its argv[0] names it)"
         } else {
             ""
         },
         case.stdout,
+        if case.stderr_full {
+            ", stderr /dev/full"
+        } else {
+            ""
+        },
         case.faults,
         if case.sigpipe_default {
             "default"
@@ -271,9 +277,15 @@ pub fn check(case: &BinaryCase, bins: &Binaries) -> (Counts, Result<(), Box<Mism
         // /dev/null keeps nothing to compare.
         want.stdout.clear();
     }
+    // Where stdin was left follows from the messages the spec wrote.
+    let want_offset = offset::expected_stdin_offset(case, &want, stdin_left);
+    if case.stderr_full {
+        // /dev/full keeps nothing either; the status still tells.
+        want.stderr.clear();
+    }
     let repro = || case.reproducer();
     let offsets = || {
-        let want = offset::expected_stdin_offset(case, &want, stdin_left)?;
+        let want = want_offset?;
         let got = got.stdin_offset?;
         Mismatch::compare(
             case.tool.name(),

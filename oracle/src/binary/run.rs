@@ -323,8 +323,11 @@ pub fn run_under(
         .env_remove("LC_CTYPE")
         .env_remove("POSIXLY_CORRECT")
         .env("LC_ALL", if case.utf8 { "C.UTF-8" } else { "C" })
-        .env("LD_PRELOAD", layer)
-        .stderr(Stdio::piped());
+        .env("LD_PRELOAD", layer);
+    match case.stderr_full {
+        true => cmd.stderr(std::fs::File::create("/dev/full").expect("/dev/full")),
+        false => cmd.stderr(Stdio::piped()),
+    };
     for (name, value) in &case.env {
         cmd.env(name, value);
     }
@@ -461,8 +464,10 @@ pub fn run_under(
     let slow = case.stdout == StdoutKind::SlowPipe;
     let limit = case.reader_stops_after;
     let stdout_thread = out_reader.map(|r| std::thread::spawn(move || drain(r, slow, limit)));
-    let stderr = child.stderr.take().expect("piped stderr");
-    let stderr_thread = std::thread::spawn(move || drain(stderr, false, None));
+    let stderr_thread = child
+        .stderr
+        .take()
+        .map(|stderr| std::thread::spawn(move || drain(stderr, false, None)));
 
     let deadline = Instant::now() + HANG_LIMIT * if memcheck.is_some() { 10 } else { 1 };
     let mut hung = false;
@@ -487,7 +492,10 @@ pub fn run_under(
         (None, StdoutKind::DevNull | StdoutKind::Closed) => None,
         (None, _) => Some(std::fs::read(&out_path).expect("read stdout file")),
     };
-    let mut stderr = stderr_thread.join().expect("stderr reader");
+    let mut stderr = match stderr_thread {
+        Some(t) => t.join().expect("stderr reader"),
+        None => Vec::new(),
+    };
     if memcheck.is_some() {
         stderr.extend(memcheck_logs(&log));
     }

@@ -498,7 +498,7 @@ fn grep_with(
     let files = walk::Files { world, tree };
     let (opts, matcher, out, colors) = match prepare(args, env, &files, reads, stdout) {
         Ok(ready) => ready,
-        Err((out, Some(status))) => return exit(out, status, failure, program, world),
+        Err((out, Some(status))) => return exit(out, status, failure, program, world, false),
         Err((out, None)) => return paused(out, failure, program),
     };
     let recursive = opts.directories == Directories::Recurse;
@@ -531,7 +531,7 @@ fn grep_with(
         Err((name, e)) => {
             run.out
                 .diagnose(pattern_file_error(program, &name, e.message()));
-            return exit(run.out, 2, failure, program, world);
+            return exit(run.out, 2, failure, program, world, false);
         }
     };
     if reads.stdin_open() {
@@ -551,7 +551,10 @@ fn grep_with(
                 matched |= selected;
                 error_seen |= error;
             }
-            OperandEnd::Exit(status) => return exit(run.out, status, failure, program, world),
+            OperandEnd::Exit(status) => {
+                let quiet_match = opts.quiet && status == 0;
+                return exit(run.out, status, failure, program, world, quiet_match);
+            }
             OperandEnd::Paused => return paused(run.out, failure, program),
         }
     }
@@ -562,7 +565,7 @@ fn grep_with(
     } else {
         1
     };
-    exit(run.out, status, failure, program, world)
+    exit(run.out, status, failure, program, world, false)
 }
 
 /// What a run starts from: its options, matcher, transcript so far and
@@ -867,19 +870,20 @@ fn paused(out: Transcript, failure: Option<StdoutFailure>, program: &str) -> Ran
 }
 
 /// grep exits: [`finish`], then GNU's `close_stdout`, unless a write
-/// failed (grep then leaves stdout alone, having reported it).
+/// failed (grep then leaves stdout alone, having reported it) or `-q`
+/// matched (`quiet_match`: grep leaves at once, with `_exit`).
 fn exit(
     out: Transcript,
     status: i32,
     failure: Option<StdoutFailure>,
     program: &str,
     world: &World,
+    quiet_match: bool,
 ) -> Ran {
     let write_failed = failure.is_some_and(|f| out.stdout.len() > f.limit);
     let mut ran = finish(out, status, failure, program);
-    if !write_failed {
-        ran.outcome
-            .stdout_close_failed(program, world.stdout_close_fails, 2);
+    if !(write_failed || quiet_match) {
+        ran.outcome.close_at_exit(program, world, 2);
     }
     ran
 }
