@@ -106,8 +106,8 @@ pub fn tool_main(name: &str, run: ToolRun) -> ! {
 }
 
 /// Exit with `status`, closing stdout and stderr first as GNU's
-/// `close_stdout` does at exit: a close of stdout that fails (but for
-/// EBADF, a stdout that was never open) is `PROGRAM: write error: REASON`
+/// `close_stdout` does at exit: a close of stdout that fails (not with
+/// EBADF: a stdout never open is /dev/null here) is `PROGRAM: write error: REASON`
 /// and the `failure` status; a stderr that failed a write, or fails to
 /// close, is the `failure` status, silently.
 pub fn exit_closing_stdout(program: &str, exit: Exit) -> ! {
@@ -121,7 +121,7 @@ pub fn exit_closing_stdout(program: &str, exit: Exit) -> ! {
     }
     let not_ebadf = |e: &std::io::Error| e.raw_os_error() != Some(libc::EBADF);
     if let Err(e) = crate::sys::close_at_exit(libc::STDOUT_FILENO) {
-        if not_ebadf(&e) && !crate::sys::stdout_was_closed() {
+        if not_ebadf(&e) {
             let text = crate::sys::error_text(&e);
             crate::io::diagnose(
                 &mut crate::io::Stderr::new(),
