@@ -65,10 +65,11 @@ pub(super) fn region_start(bytes: &[u8], t: u8, floor: usize, to: usize, size: u
     if reach <= floor {
         return floor;
     }
-    // `to - 1` is the terminator that ends the region.
+    // `to - 1` is the terminator that ends the region; with none from
+    // `reach - 1` up to it, `reach` is inside the region's first line.
     match memchr::memchr(t, &bytes[reach - 1..to - 1]) {
         Some(p) => reach + p,
-        None => start(bytes, t, floor, reach - 1),
+        None => start(bytes, t, floor, reach),
     }
 }
 

@@ -86,6 +86,8 @@ fn fill(
                         .to_vec(),
                 )
             }
+            // A link to itself: ELOOP for whoever follows it (`-R`).
+            _ if rng.chance(1, 2) => Entry::Symlink(name_of(&k)),
             _ => Entry::File(Vec::new()),
         };
         if matches!(entry, Entry::File(_)) && rng.chance(1, 10) {
@@ -94,6 +96,11 @@ fn fill(
         tree.entries.insert(k, entry);
     }
     tree.entries.insert(key.to_vec(), Entry::Dir(names));
+}
+
+/// The last component of a key.
+fn name_of(key: &[u8]) -> Vec<u8> {
+    key.rsplit(|&b| b == b'/').next().unwrap_or(key).to_vec()
 }
 
 /// `-r` or `-R`, output options, globs, a pattern, and operands: the
