@@ -448,6 +448,30 @@ fn forget_failures(fd: c_int) {
     }
 }
 
+/// A call whose failure the program must survive with the same output (a
+/// hint, a probe, a pipe of its own), counted, and refused in the plan's
+/// `refuse` share with `errno`, the error the kernel gives when it cannot
+/// oblige: the refusal, to return, or `None` to make the call.
+fn refused(kind: Kind, fd: c_int, errno: c_int) -> Option<c_long> {
+    let layer = layer()?;
+    count(kind, Outcome::Calls, 1);
+    let roll = Roll::new(layer.plan.seed, kind, fd, next_call(fd));
+    if !roll.chance(2, layer.plan.refuse) {
+        return None;
+    }
+    count(kind, Outcome::Refused, 1);
+    let r = fail(errno);
+    let note = Note {
+        kind,
+        fd,
+        len: 0,
+        action: "refuse",
+        detail: errno.into(),
+    };
+    log(&note, r);
+    Some(r)
+}
+
 /// How many entries each descriptor's listing has returned, plus one (0:
 /// none yet), by descriptor number, for the plan's `listfail` rules.
 static LISTED: [AtomicU64; 1024] = [const { AtomicU64::new(0) }; 1024];
@@ -969,6 +993,9 @@ unsafe fn handle_fcntl(fd: c_int, cmd: c_int, arg: c_long) -> c_long {
     let Some(layer) = layer() else {
         return pass();
     };
+    if cmd == libc::F_GETPIPE_SZ {
+        return refused(Kind::GetPipeSize, fd, libc::EBADF).unwrap_or_else(pass);
+    }
     if cmd != libc::F_SETPIPE_SZ {
         return pass();
     }
@@ -1238,6 +1265,9 @@ pub unsafe extern "C" fn close(fd: c_int) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn pipe2(fds: *mut c_int, flags: c_int) -> c_int {
+    if let Some(r) = refused(Kind::Pipe, -1, libc::EMFILE) {
+        return libc_result(r) as c_int;
+    }
     // SAFETY: the caller's two-slot array, written only by the kernel.
     let r = unsafe { raw::call(libc::SYS_pipe2, &[fds as c_long, flags as c_long]) };
     if r == 0 && layer().is_some() {
@@ -1370,6 +1400,76 @@ pub unsafe extern "C" fn openat64(
 // sixth argument is read from the caller's stack slot for it, which every
 // caller of a six-argument call fills.  Only the I/O calls above are
 // diverted; everything else (futexes, getrandom, ...) passes unchanged.
+/// ioctl(2): FIONREAD may be refused (ENOTTY, as for a file that cannot
+/// say), the rest passed on.  Declared with the one argument every
+/// request the programs make takes; the C calling convention passes a
+/// variadic argument in the same register.
+#[no_mangle]
+pub unsafe extern "C" fn ioctl(fd: c_int, request: libc::c_ulong, arg: *mut c_void) -> c_int {
+    if request == libc::FIONREAD as libc::c_ulong {
+        if let Some(r) = refused(Kind::Fionread, fd, libc::ENOTTY) {
+            return libc_result(r) as c_int;
+        }
+    }
+    // SAFETY: forwarded unchanged to the kernel.
+    let r = unsafe {
+        raw::call(
+            libc::SYS_ioctl,
+            &[fd as c_long, request as c_long, arg as c_long],
+        )
+    };
+    libc_result(r) as c_int
+}
+
+/// posix_fadvise(2), which returns its error rather than setting errno: a
+/// hint, refused (EINVAL) in the plan's share.
+#[no_mangle]
+pub unsafe extern "C" fn posix_fadvise64(fd: c_int, offset: i64, len: i64, advice: c_int) -> c_int {
+    if let Some(r) = refused(Kind::Advise, fd, libc::EINVAL) {
+        return -r as c_int;
+    }
+    // SAFETY: forwarded unchanged to the kernel.
+    let r = unsafe {
+        raw::call(
+            libc::SYS_fadvise64,
+            &[
+                fd as c_long,
+                offset as c_long,
+                len as c_long,
+                advice as c_long,
+            ],
+        )
+    };
+    if r < 0 {
+        -r as c_int
+    } else {
+        0
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn posix_fadvise(fd: c_int, offset: i64, len: i64, advice: c_int) -> c_int {
+    // SAFETY: forwarded from our caller.
+    unsafe { posix_fadvise64(fd, offset, len, advice) }
+}
+
+/// madvise(2): a hint about the caller's own memory, refused (EAGAIN, the
+/// kernel short of resources) in the plan's share.
+#[no_mangle]
+pub unsafe extern "C" fn madvise(addr: *mut c_void, len: size_t, advice: c_int) -> c_int {
+    if let Some(r) = refused(Kind::Advise, -1, libc::EAGAIN) {
+        return libc_result(r) as c_int;
+    }
+    // SAFETY: forwarded unchanged to the kernel.
+    let r = unsafe {
+        raw::call(
+            libc::SYS_madvise,
+            &[addr as c_long, len as c_long, advice as c_long],
+        )
+    };
+    libc_result(r) as c_int
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn syscall(
     n: c_long,

@@ -12,7 +12,7 @@
 //! | `seed=N` | seed of every random decision |
 //! | `short=P` | P % of data calls get a length cut to a random 1..=len |
 //! | `eintr=P` | P % of calls fail with EINTR before doing anything |
-//! | `refuse=P` | P % of splice, copy_file_range and vmsplice calls are refused |
+//! | `refuse=P` | P % of splice, copy_file_range and vmsplice calls are refused, and of the calls a program must survive unchanged: pipe2 (EMFILE), `F_GETPIPE_SZ` (EBADF), FIONREAD (ENOTTY), posix_fadvise (EINVAL) and madvise (EAGAIN) |
 //! | `pipesz=P` | P % of `fcntl(F_SETPIPE_SZ)` fail with EPERM |
 //! | `mmap=P` | P % of file mappings (and anonymous ones of 1 MiB or more) fail with ENOMEM |
 //! | `eio=DEV:INO@N` | reads of that file at offsets from N on fail with EIO (mapped pages from N's page on raise SIGBUS) |
@@ -250,10 +250,17 @@ pub enum Kind {
     /// Listing a directory: getdents64, through `syscall(2)`.
     Getdents,
     Close,
+    /// A pipe of the program's own (pipe, pipe2).
+    Pipe,
+    GetPipeSize,
+    /// How many bytes a read would find (`ioctl(FIONREAD)`).
+    Fionread,
+    /// posix_fadvise and madvise: hints.
+    Advise,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 16] = [
+    pub const ALL: [Kind; 20] = [
         Kind::Read,
         Kind::Readv,
         Kind::Pread,
@@ -270,6 +277,10 @@ impl Kind {
         Kind::Open,
         Kind::Getdents,
         Kind::Close,
+        Kind::Pipe,
+        Kind::GetPipeSize,
+        Kind::Fionread,
+        Kind::Advise,
     ];
 
     pub fn name(self) -> &'static str {
@@ -290,6 +301,10 @@ impl Kind {
             Kind::Open => "open",
             Kind::Getdents => "getdents64",
             Kind::Close => "close",
+            Kind::Pipe => "pipe2",
+            Kind::GetPipeSize => "F_GETPIPE_SZ",
+            Kind::Fionread => "FIONREAD",
+            Kind::Advise => "fadvise/madvise",
         }
     }
 }

@@ -25,7 +25,9 @@ pub fn applicable(tool: Tool) -> &'static [(Kind, &'static [Outcome])] {
     use Outcome::*;
     // A read fails on its input, a write on its output, and a kernel copy
     // on either end; an open fails with EACCES (in-fail); closing stdout
-    // at exit fails as NFS's does (out-fail).
+    // at exit fails as NFS's does (out-fail); a pipe of the tool's own, a
+    // pipe size asked, FIONREAD and the hints are refused (the output must
+    // not change).
     const INPUT: &[Outcome] = &[Short, Eintr, InputFailed];
     const OUTPUT: &[Outcome] = &[Short, Eintr, OutputFailed];
     const COPY: &[Outcome] = &[Short, Eintr, Refused, InputFailed, OutputFailed];
@@ -39,6 +41,8 @@ pub fn applicable(tool: Tool) -> &'static [(Kind, &'static [Outcome])] {
             (Kind::SetPipeSize, &[Refused]),
             (Kind::Write, OUTPUT),
             (Kind::Close, &[OutputFailed]),
+            (Kind::GetPipeSize, &[Refused]),
+            (Kind::Advise, &[Refused]),
         ],
         Tool::Cat => &[
             (Kind::Open, &[InputFailed]),
@@ -49,6 +53,10 @@ pub fn applicable(tool: Tool) -> &'static [(Kind, &'static [Outcome])] {
             (Kind::SpliceOwnPipe, COPY),
             (Kind::SetPipeSize, &[Refused]),
             (Kind::Close, &[OutputFailed]),
+            (Kind::Pipe, &[Refused]),
+            (Kind::GetPipeSize, &[Refused]),
+            (Kind::Fionread, &[Refused]),
+            (Kind::Advise, &[Refused]),
         ],
         Tool::Grep => &[
             (Kind::Open, &[InputFailed]),
@@ -58,6 +66,7 @@ pub fn applicable(tool: Tool) -> &'static [(Kind, &'static [Outcome])] {
             (Kind::SetPipeSize, &[Refused]),
             (Kind::Write, OUTPUT),
             (Kind::Close, &[OutputFailed]),
+            (Kind::GetPipeSize, &[Refused]),
         ],
         Tool::Yes => &[
             // The page buffer's own mapping, denied (ENOMEM): yes goes on
@@ -66,6 +75,8 @@ pub fn applicable(tool: Tool) -> &'static [(Kind, &'static [Outcome])] {
             (Kind::Vmsplice, &[Short, Eintr, Refused, OutputFailed]),
             (Kind::SetPipeSize, &[Refused]),
             (Kind::Write, OUTPUT),
+            (Kind::GetPipeSize, &[Refused]),
+            (Kind::Advise, &[Refused]),
         ],
     }
 }
