@@ -3,28 +3,15 @@
 //! and checks that the layer really intercepts the calls each kernel path
 //! depends on (on our binaries and on GNU's).
 
+mod common;
+
+use common::campaign_binaries as binaries;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 
-use samebytes_oracle::binary::{report, Binaries, Tool};
+use samebytes_oracle::binary::{report, Tool};
 use samebytes_oracle::faultplan::{Counts, InputEio, Kind, Outcome, Plan, COUNTS_FILE_LEN, ENV};
-
-/// The binaries and the layer, built in the tests' own profile.
-fn binaries() -> &'static Binaries {
-    static BUILT: OnceLock<Binaries> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        let exe = std::env::current_exe().expect("test executable");
-        // target/<profile>/deps/<test> -> target/<profile>
-        let dir = exe.parent().and_then(Path::parent).expect("profile folder");
-        let profile = dir
-            .file_name()
-            .and_then(|n| n.to_str())
-            .expect("profile name");
-        let target = dir.parent().expect("target folder");
-        Binaries::build(target, profile).expect("build the binaries and the fault layer")
-    })
-}
 
 /// The most cases a bounded campaign runs before it gives up on reaching
 /// every cell.

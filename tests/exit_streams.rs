@@ -6,28 +6,13 @@
 //! campaign's generator makes, so that a few seconds check them all (the
 //! mutation gate runs this file).
 
-use std::path::Path;
-use std::sync::OnceLock;
+mod common;
 
-use samebytes_oracle::binary::{check, generate, Binaries, BinaryCase, StdoutKind, Tool};
+use common::campaign_binaries as binaries;
+
+use samebytes_oracle::binary::{check, generate, BinaryCase, StdoutKind, Tool};
 use samebytes_oracle::faultplan::OutputErrno;
 use samebytes_spec::world::{Node, Stdin};
-
-/// The binaries and the layer, built in the tests' own profile.
-fn binaries() -> &'static Binaries {
-    static BUILT: OnceLock<Binaries> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        let exe = std::env::current_exe().expect("test executable");
-        // target/<profile>/deps/<test> -> target/<profile>
-        let dir = exe.parent().and_then(Path::parent).expect("profile folder");
-        let profile = dir
-            .file_name()
-            .and_then(|n| n.to_str())
-            .expect("profile name");
-        let target = dir.parent().expect("target folder");
-        Binaries::build(target, profile).expect("build the binaries and the fault layer")
-    })
-}
 
 /// Run `case` and fail on any difference from the spec.
 fn agrees(case: &BinaryCase) {

@@ -21,6 +21,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use common::Scratch;
+use samebytes_oracle::grep::tree::NAMES;
 use samebytes_spec::grep::{grep_in_tree, GrepEnv, GrepStdout};
 use samebytes_spec::tree::Tree;
 use samebytes_spec::world::{Node, Stdin, World};
@@ -53,20 +54,6 @@ impl Rng {
     }
 }
 
-const NAMES: &[&[u8]] = &[
-    b"a",
-    b"b.c",
-    b"x.txt",
-    b"sp ace",
-    b"nl\nname",
-    b"\xff\xfe",
-    b".hid",
-    b"sub",
-    b"d1",
-    b"zeta",
-    b"a.c",
-    b"\xc3\xa9t\xc3\xa9",
-];
 const BODIES: &[&[u8]] = &[
     b"foo\n",
     b"bar foo\nbaz\n",

@@ -12,12 +12,25 @@ pub fn main() -> ! {
     crate::sys::start_process();
     let program = crate::program_name("samebytes");
     let args = crate::sys::args_borrowed();
-    let (exit, program) = match Tool::from_program_name(program.as_bytes()) {
-        Some(tool) => (tool.run(program.clone(), &args), program),
+    // Started under a tool's name, or `samebytes TOOL ARGS...`.
+    let named = match Tool::from_program_name(program.as_bytes()) {
+        Some(tool) => Some((tool, program, &args[..])),
+        None => args.split_first().and_then(|(first, rest)| {
+            Tool::from_name(first).map(|t| (t, t.name().to_string(), rest))
+        }),
+    };
+    let (exit, program) = match named {
+        Some((tool, program, rest)) => (tool.run(program.clone(), rest), program),
+        // `samebytes OPTION`: usage errors end with status 1, as a GNU
+        // tool's do.
         None => {
-            let tool = args.first().and_then(|a| Tool::from_name(a));
-            let program = tool.map_or(program, |t| t.name().to_string());
-            (by_first_argument(&args), program)
+            let status = samebytes_option(&args);
+            let exit = Exit {
+                status,
+                failure: 1,
+                at_once: false,
+            };
+            (exit, "samebytes".to_string())
         }
     };
     crate::entry::exit_closing_stdout(&program, exit)
@@ -42,23 +55,7 @@ Each tool is a drop-in for its GNU namesake; see docs/differences.md.\n",
     )
 }
 
-/// `samebytes TOOL ARGS...` and `samebytes OPTION`.
-fn by_first_argument(args: &[&'static [u8]]) -> Exit {
-    match args.split_first() {
-        Some((first, rest)) if Tool::from_name(first).is_some() => {
-            let tool = Tool::from_name(first).expect("a tool");
-            tool.run(tool.name().to_string(), rest)
-        }
-        _ => Exit {
-            status: samebytes_option(args),
-            failure: 1,
-            at_once: false,
-        },
-    }
-}
-
-/// `samebytes OPTION`: its exit status.  Usage errors end with status 1,
-/// as a GNU tool's do.
+/// `samebytes OPTION`: its exit status.
 fn samebytes_option(args: &[&'static [u8]]) -> i32 {
     let mut stdout = std::io::stdout().lock();
     let printed = |out: &mut dyn Write, text: &str| -> i32 {

@@ -39,6 +39,24 @@ pub fn binary(name: &str) -> PathBuf {
     path
 }
 
+/// The binaries and the fault layer for the binary campaign's cases,
+/// built in the tests' own profile.
+pub fn campaign_binaries() -> &'static samebytes_oracle::binary::Binaries {
+    static BUILT: OnceLock<samebytes_oracle::binary::Binaries> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let exe = std::env::current_exe().expect("test executable");
+        // target/<profile>/deps/<test> -> target/<profile>
+        let dir = exe.parent().and_then(Path::parent).expect("profile folder");
+        let profile = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("profile name");
+        let target = dir.parent().expect("target folder");
+        samebytes_oracle::binary::Binaries::build(target, profile)
+            .expect("build the binaries and the fault layer")
+    })
+}
+
 /// A fresh scratch directory, removed on drop.
 pub struct Scratch {
     pub path: PathBuf,

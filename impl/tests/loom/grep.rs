@@ -247,16 +247,6 @@ fn printer(queue: &Queue<Items>, items: &Items) -> Vec<u8> {
     out
 }
 
-/// The queue's models explore every interleaving with at most this many
-/// preemptions (a thread switched out while it could go on), loom's
-/// bound is 2 or 3; unbounded, two files take six minutes, and six
-/// preemptions a few seconds.
-fn bounded() -> loom::model::Builder {
-    let mut model = loom::model::Builder::new();
-    model.preemption_bound = Some(6);
-    model
-}
-
 /// The printer and `searchers` search threads over `items`, with `room`.
 fn ordered_run(items: &'static [u8], room: Room, searchers: usize) -> Vec<u8> {
     let queue = Arc::new(Queue::<Items>::new(0, room));
@@ -272,6 +262,19 @@ fn ordered_run(items: &'static [u8], room: Room, searchers: usize) -> Vec<u8> {
     out
 }
 
+/// `searchers` search threads and the printer over `items` with `room`
+/// print what one thread would, under every interleaving with at most
+/// `preemptions` (a thread switched out while it could go on).  Unbounded,
+/// two files take six minutes; six preemptions, a few seconds.
+fn prints_in_walk_order(items: &'static [u8], room: Room, searchers: usize, preemptions: usize) {
+    let mut model = loom::model::Builder::new();
+    model.preemption_bound = Some(preemptions);
+    model.check(move || {
+        let out = ordered_run(items, room, searchers);
+        assert_eq!(out, one_thread(items));
+    });
+}
+
 /// Whatever the interleaving of the walk, the search thread's takes and
 /// writes, and the printer's prints, own writes and waits: the output is
 /// one thread's, and no one is left waiting (loom fails a model where
@@ -285,10 +288,7 @@ fn the_queue_prints_in_walk_order_and_no_one_waits_for_ever() {
         head_held: 1,
         queued: 1,
     };
-    bounded().check(move || {
-        let out = ordered_run(b"ff", room, 1);
-        assert_eq!(out, one_thread(b"ff"));
-    });
+    prints_in_walk_order(b"ff", room, 1, 6);
 }
 
 /// A note and a device among the files: the printer searches the device
@@ -301,14 +301,12 @@ fn devices_and_notes_keep_their_place() {
         head_held: 1,
         queued: 2,
     };
-    bounded().check(move || {
-        let out = ordered_run(b"dnf", room, 1);
-        assert_eq!(out, one_thread(b"dnf"));
-    });
+    prints_in_walk_order(b"dnf", room, 1, 6);
 }
 
 /// Two search threads: a walked batch wakes every idle one, and output
-/// still comes out in walk order.
+/// still comes out in walk order.  Three threads: six preemptions would
+/// take hours, four two minutes.
 #[test]
 fn two_search_threads_print_in_walk_order() {
     let room = Room {
@@ -316,11 +314,5 @@ fn two_search_threads_print_in_walk_order() {
         head_held: 1,
         queued: 2,
     };
-    let mut model = bounded();
-    // Three threads: six preemptions would take hours, four two minutes.
-    model.preemption_bound = Some(3);
-    model.check(move || {
-        let out = ordered_run(b"fff", room, 2);
-        assert_eq!(out, one_thread(b"fff"));
-    });
+    prints_in_walk_order(b"fff", room, 2, 3);
 }

@@ -14,21 +14,7 @@ use std::path::Path;
 use samebytes_spec::tree::{child_key, Entry, Tree};
 
 use super::case::Rng;
-use crate::grep::tree::TREE_FLAGS;
-
-const NAMES: &[&[u8]] = &[
-    b"a",
-    b"b.c",
-    b"x.txt",
-    b"sp ace",
-    b"nl\nname",
-    b"\xff\xfe",
-    b".hid",
-    b"sub",
-    b"d1",
-    b"a.c",
-    b"\xc3\xa9t\xc3\xa9",
-];
+use crate::grep::tree::{NAMES, TREE_FLAGS};
 
 /// A recursive case: its tree and its arguments.
 pub fn tree_case(rng: &mut Rng, body: &mut dyn FnMut(&mut Rng) -> Vec<u8>) -> (Tree, Vec<Vec<u8>>) {

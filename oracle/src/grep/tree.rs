@@ -171,7 +171,10 @@ impl TreeCase {
 // ---------------------------------------------------------------------------
 // Generation.
 
-const NAMES: &[&[u8]] = &[
+/// The names trees are made of: plain, with a dot, a space, a newline,
+/// invalid UTF-8, hidden, the `sub` and `d1` the globs and links name, and
+/// UTF-8 that globs match by characters.
+pub const NAMES: &[&[u8]] = &[
     b"a",
     b"b.c",
     b"x.txt",
