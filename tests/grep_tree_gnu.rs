@@ -17,11 +17,14 @@ mod common;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 use common::Scratch;
-use samebytes_oracle::grep::tree::NAMES;
+use samebytes_oracle::binary::run;
+use samebytes_oracle::faultplan::{Plan, ENV};
+use samebytes_oracle::grep::tree::{NAMES, OPEN_ERRORS};
 use samebytes_spec::grep::{grep_in_tree, GrepEnv, GrepStdout};
 use samebytes_spec::tree::Tree;
 use samebytes_spec::world::{Node, Stdin, World};
@@ -185,6 +188,21 @@ fn run_grep(
     as_nobody: bool,
     threads: usize,
 ) -> (Vec<u8>, Vec<u8>, i32) {
+    let out = grep_command(program, root, args, utf8, as_nobody, threads)
+        .output()
+        .expect("run grep");
+    (out.stdout, out.stderr, out.status.code().unwrap_or(-1))
+}
+
+/// The command [`run_grep`] runs.
+fn grep_command(
+    program: &Path,
+    root: &Path,
+    args: &[Vec<u8>],
+    utf8: bool,
+    as_nobody: bool,
+    threads: usize,
+) -> Command {
     let mut cmd = if as_nobody {
         let mut c = Command::new("setpriv");
         c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
@@ -207,8 +225,7 @@ fn run_grep(
         .env_remove("GREP_COLORS")
         .env_remove("GREP_COLOR")
         .stdin(Stdio::null());
-    let out = cmd.output().expect("run GNU grep");
-    (out.stdout, out.stderr, out.status.code().unwrap_or(-1))
+    cmd
 }
 
 #[test]
@@ -293,6 +310,83 @@ fn recursive_search_matches_gnu_on_generated_trees() {
         compared += 1;
     }
     assert_eq!(compared, cases);
+}
+
+/// Entries whose opening fails though they are listed and `stat` sees
+/// them: removed in between (ENOENT), descriptors run out (EMFILE,
+/// ENFILE), a failing file system (EIO).  The fault layer fails the
+/// opens, by device and inode, for GNU's grep (whose `openat` calls go
+/// through the same symbol) and for ours; GNU, the spec and ours must
+/// agree byte for byte.
+#[test]
+fn failing_opens_in_a_tree_match_gnu() {
+    let layer = common::campaign_binaries().layer();
+    let ours = common::binary("grep");
+    let mut failing = 0;
+    for seed in 0..150u64 {
+        let mut rng = Rng(seed ^ 0x6f70_656e);
+        let scratch = Scratch::new("treeopen");
+        let root = scratch.path.join("tree");
+        std::fs::create_dir(&root).unwrap();
+        let deref = rng.chance(30);
+        let mut made = Made {
+            dirs: Vec::new(),
+            files: Vec::new(),
+            fifos: false,
+            unreadable: Vec::new(),
+        };
+        make_dir(&mut rng, &root, b"", 0, &mut made, false);
+        let args = args_for(&mut rng, &made, deref);
+        let mut tree = Tree::load(&root).expect("load the tree");
+        // The generator's unreadable picks (files and folders, no links)
+        // and as many more fail to open here.
+        let mut plan = Plan::default();
+        let picks = made
+            .dirs
+            .iter()
+            .chain(&made.files)
+            .filter(|_| rng.chance(25));
+        for key in made.unreadable.iter().chain(picks.collect::<Vec<_>>()) {
+            if tree.open_errors.contains_key(key) {
+                continue;
+            }
+            let errno = rng.pick(&OPEN_ERRORS);
+            let path = root.join(OsStr::from_bytes(key));
+            plan.open_failures.push(run::open_failure(&path, errno));
+            tree.open_errors.insert(key.clone(), errno);
+        }
+        failing += tree.open_errors.len();
+        let utf8 = rng.chance(50);
+        let world = World {
+            stdin: Stdin {
+                node: Node::Stream(Vec::new()),
+                offset: 0,
+            },
+            ..World::default()
+        };
+        let mut env = GrepEnv::new(if utf8 { Locale::Utf8 } else { Locale::C });
+        env.program = "grep".into();
+        let spec = grep_in_tree(&args, &env, &world, &tree, &GrepStdout::Stream, None);
+        let shown = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        let context = format!(
+            "seed {seed}: grep {:?}, plan {}\ntree {tree:?}",
+            args.iter().map(|a| shown(a)).collect::<Vec<_>>(),
+            plan.render()
+        );
+        for (program, threads) in [(Path::new(GNU_GREP), 1), (&*ours, 1 + rng.below(4))] {
+            let out = grep_command(program, &root, &args, utf8, false, threads)
+                .arg0("grep")
+                .env("LD_PRELOAD", &layer)
+                .env(ENV, plan.render())
+                .output()
+                .expect("run grep under the layer");
+            let what = format!("{} on {threads} threads, {context}", program.display());
+            assert_eq!(shown(&spec.stdout), shown(&out.stdout), "stdout of {what}");
+            assert_eq!(shown(&spec.stderr), shown(&out.stderr), "stderr of {what}");
+            assert_eq!(Some(spec.status), out.status.code(), "status of {what}");
+        }
+    }
+    assert!(failing >= 100, "only {failing} failing opens in 150 trees");
 }
 
 /// A directory of more than 10,000 entries: gnulib's fts sorts such a

@@ -20,8 +20,9 @@
 //! - fail an output descriptor after N bytes with ENOSPC, EFBIG, EDQUOT,
 //!   EIO, or EPIPE (raising SIGPIPE first, as the kernel does);
 //! - deny F_SETPIPE_SZ (EPERM) and mmap (ENOMEM);
-//! - fail the opening of a file the plan names with EACCES: an unreadable
-//!   file, which a root user cannot otherwise be shown.
+//! - fail the opening of a file or directory the plan names with EACCES
+//!   (an unreadable file, which a root user cannot otherwise be shown),
+//!   ENOENT (removed since it was listed), EMFILE, ENFILE or EIO.
 //!
 //! Every decision is a pure function of the seed, the call kind, the
 //! descriptor and either the descriptor's call number or the file offset
@@ -1010,9 +1011,9 @@ unsafe fn handle_fcntl(fd: c_int, cmd: c_int, arg: c_long) -> c_long {
     finish(Kind::SetPipeSize, &call.note(fd), r)
 }
 
-/// Open `path` relative to `dirfd`: EACCES for a file the plan makes
-/// unreadable (found by device and inode, whatever name reaches it),
-/// otherwise the real openat.
+/// Open `path` relative to `dirfd`: the plan's error for a file or
+/// directory it names (found by device and inode, whatever name reaches
+/// it), otherwise the real openat.
 unsafe fn handle_open(
     dirfd: c_int,
     path: *const libc::c_char,
@@ -1037,7 +1038,14 @@ unsafe fn handle_open(
         return pass();
     };
     count(Kind::Open, Outcome::Calls, 1);
-    if !layer.plan.unreadable.is_empty() {
+    if !layer.plan.open_failures.is_empty() {
+        // The file the open would reach: with O_NOFOLLOW a final link is
+        // not followed (the real open then fails with ELOOP, which GNU's
+        // recursive grep takes as "a link: skip it").
+        let stat_flags = match flags & libc::O_NOFOLLOW {
+            0 => 0,
+            _ => libc::AT_SYMLINK_NOFOLLOW,
+        };
         // SAFETY: a zeroed stat of our own, filled by newfstatat for the
         // caller's (NUL-terminated) path; a failure leaves it unused.
         let id = unsafe {
@@ -1048,22 +1056,29 @@ unsafe fn handle_open(
                     dirfd as c_long,
                     path as c_long,
                     &mut st as *mut libc::stat as c_long,
-                    0,
+                    stat_flags as c_long,
                 ],
             );
             (r == 0).then_some((st.st_dev, st.st_ino))
         };
-        if id.is_some_and(|id| layer.plan.unreadable.contains(&id)) {
+        let failure = id.and_then(|(dev, ino)| {
+            layer
+                .plan
+                .open_failures
+                .iter()
+                .find(|f| (f.dev, f.ino) == (dev, ino))
+        });
+        if let Some(f) = failure {
             count(Kind::Open, Outcome::InputFailed, 1);
             let note = Note {
                 kind: Kind::Open,
                 fd: dirfd,
                 len: 0,
-                action: "eacces",
+                action: f.errno.name(),
                 detail: 0,
             };
-            log(&note, fail(libc::EACCES));
-            return fail(libc::EACCES);
+            log(&note, fail(f.errno.code()));
+            return fail(f.errno.code());
         }
     }
     pass()

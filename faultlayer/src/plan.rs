@@ -16,7 +16,7 @@
 //! | `pipesz=P` | P % of `fcntl(F_SETPIPE_SZ)` fail with EPERM |
 //! | `mmap=P` | P % of file mappings (and anonymous ones of 1 MiB or more) fail with ENOMEM |
 //! | `eio=DEV:INO@N` | reads of that file at offsets from N on fail with EIO (mapped pages from N's page on raise SIGBUS) |
-//! | `eacces=DEV:INO` | opening that file fails with EACCES (an unreadable file, which root cannot otherwise have) |
+//! | `openfail=DEV:INO:ERRNO` | opening that file or directory, by any name, fails with ERRNO: EACCES (unreadable, which root cannot otherwise meet), ENOENT (removed since it was listed), EMFILE or ENFILE (descriptors run out), EIO (a failing file system) |
 //! | `outfail=FD@N:ERRNO` | descriptor FD takes N bytes, then fails with ERRNO (ENOSPC, EFBIG, EDQUOT, EPIPE, EIO or EAGAIN) |
 //! | `listfail=DEV:INO@N` | listing that directory (`getdents64`) fails with EIO once N of its entries have been returned |
 //! | `closefail=FD:ERRNO` | closing descriptor FD closes it, then fails with ERRNO (a file system that reports write errors at close) |
@@ -36,8 +36,8 @@ pub struct Plan {
     pub pipe_size: u8,
     pub mmap: u8,
     pub input_eio: Vec<InputEio>,
-    /// Files (device, inode) that cannot be opened: EACCES.
-    pub unreadable: Vec<(u64, u64)>,
+    /// Files and directories (device, inode) that cannot be opened.
+    pub open_failures: Vec<OpenFailure>,
     pub output_failures: Vec<OutputFailure>,
     /// Directories (device, inode) whose listing fails with EIO once this
     /// many entries have been returned.
@@ -54,6 +54,63 @@ pub struct InputEio {
     pub dev: u64,
     pub ino: u64,
     pub at: u64,
+}
+
+/// A file or directory (by device and inode) whose opening fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpenFailure {
+    pub dev: u64,
+    pub ino: u64,
+    pub errno: OpenErrno,
+}
+
+/// The errors an `open` of something that exists can meet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpenErrno {
+    /// EACCES: no permission.
+    Access,
+    /// ENOENT: the entry was removed between its listing and its opening.
+    NoEntry,
+    /// EMFILE: the process has no descriptor left.
+    TooManyOpen,
+    /// ENFILE: the system has no open file left.
+    TooManyOpenInSystem,
+    /// EIO: the file system fails.
+    Io,
+}
+
+impl OpenErrno {
+    pub const ALL: [OpenErrno; 5] = [
+        OpenErrno::Access,
+        OpenErrno::NoEntry,
+        OpenErrno::TooManyOpen,
+        OpenErrno::TooManyOpenInSystem,
+        OpenErrno::Io,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OpenErrno::Access => "EACCES",
+            OpenErrno::NoEntry => "ENOENT",
+            OpenErrno::TooManyOpen => "EMFILE",
+            OpenErrno::TooManyOpenInSystem => "ENFILE",
+            OpenErrno::Io => "EIO",
+        }
+    }
+
+    pub fn code(self) -> i32 {
+        match self {
+            OpenErrno::Access => libc::EACCES,
+            OpenErrno::NoEntry => libc::ENOENT,
+            OpenErrno::TooManyOpen => libc::EMFILE,
+            OpenErrno::TooManyOpenInSystem => libc::ENFILE,
+            OpenErrno::Io => libc::EIO,
+        }
+    }
+
+    fn from_name(name: &str) -> Option<OpenErrno> {
+        OpenErrno::ALL.into_iter().find(|e| e.name() == name)
+    }
 }
 
 /// An output descriptor that takes `after` bytes, then fails.
@@ -131,8 +188,8 @@ impl Plan {
         for e in &self.input_eio {
             items.push(format!("eio={}:{}@{}", e.dev, e.ino, e.at));
         }
-        for (dev, ino) in &self.unreadable {
-            items.push(format!("eacces={dev}:{ino}"));
+        for f in &self.open_failures {
+            items.push(format!("openfail={}:{}:{}", f.dev, f.ino, f.errno.name()));
         }
         for f in &self.output_failures {
             items.push(format!("outfail={}@{}:{}", f.fd, f.after, f.errno.name()));
@@ -181,12 +238,15 @@ impl Plan {
                         at: at.parse().map_err(|_| bad())?,
                     });
                 }
-                "eacces" => {
-                    let (dev, ino) = value.split_once(':').ok_or_else(bad)?;
-                    plan.unreadable.push((
-                        dev.parse().map_err(|_| bad())?,
-                        ino.parse().map_err(|_| bad())?,
-                    ));
+                "openfail" => {
+                    let mut parts = value.splitn(3, ':');
+                    let mut next = || parts.next().ok_or_else(bad);
+                    let (dev, ino, errno) = (next()?, next()?, next()?);
+                    plan.open_failures.push(OpenFailure {
+                        dev: dev.parse().map_err(|_| bad())?,
+                        ino: ino.parse().map_err(|_| bad())?,
+                        errno: OpenErrno::from_name(errno).ok_or_else(bad)?,
+                    });
                 }
                 "outfail" => {
                     let (fd, rest) = value.split_once('@').ok_or_else(bad)?;

@@ -197,6 +197,10 @@ pub enum Errno {
     NotDirectory,
     /// ELOOP: too many symbolic links in a path (or a cycle of them).
     Loop,
+    /// EMFILE: the process has no descriptor left.
+    TooManyOpen,
+    /// ENFILE: the system has no open file left.
+    TooManyOpenInSystem,
 }
 
 impl Errno {
@@ -215,6 +219,8 @@ impl Errno {
             Errno::WouldBlock => "Resource temporarily unavailable",
             Errno::NotDirectory => "Not a directory",
             Errno::Loop => "Too many levels of symbolic links",
+            Errno::TooManyOpen => "Too many open files",
+            Errno::TooManyOpenInSystem => "Too many open files in system",
         }
     }
 }

@@ -35,6 +35,11 @@ pub struct Tree {
     /// the first `getdents64` fails.  The names read are walked, and the
     /// error is reported after them, as gnulib's fts does.
     pub list_errors: BTreeMap<Vec<u8>, usize>,
+    /// Keys whose opening fails with this error though `stat` sees them
+    /// and lookups through them work: an entry removed between its
+    /// listing and its opening (ENOENT), descriptors run out (EMFILE,
+    /// ENFILE), a failing file system (EIO).
+    pub open_errors: BTreeMap<Vec<u8>, Errno>,
 }
 
 impl Default for Tree {
@@ -43,6 +48,7 @@ impl Default for Tree {
             entries: BTreeMap::from([(Vec::new(), Entry::Dir(Vec::new()))]),
             unreadable: BTreeSet::new(),
             list_errors: BTreeMap::new(),
+            open_errors: BTreeMap::new(),
         }
     }
 }
@@ -120,6 +126,14 @@ impl Tree {
         self.entries.get(key)
     }
 
+    /// The error opening the entry with this key fails with, if it does.
+    pub fn open_error(&self, key: &[u8]) -> Option<Errno> {
+        match self.unreadable.contains(key) {
+            true => Some(Errno::Access),
+            false => self.open_errors.get(key).copied(),
+        }
+    }
+
     /// Read a tree from disk with `std::fs`: every directory's names in
     /// `readdir` order, without following symbolic links.  What cannot be
     /// read (EACCES) is marked unreadable.
@@ -128,6 +142,7 @@ impl Tree {
             entries: BTreeMap::new(),
             unreadable: BTreeSet::new(),
             list_errors: BTreeMap::new(),
+            open_errors: BTreeMap::new(),
         };
         tree.load_dir(root, Vec::new())?;
         Ok(tree)

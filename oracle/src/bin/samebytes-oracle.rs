@@ -38,7 +38,7 @@ fn write_world(case: &samebytes_oracle::binary::BinaryCase, dir: &str) -> Result
     let made = run::materialize(case, dir);
     let plan = samebytes_oracle::faultplan::Plan {
         input_eio: made.eio,
-        unreadable: made.unreadable,
+        open_failures: made.open_failures,
         ..run::plan_of(case)
     };
     println!(

@@ -689,9 +689,9 @@ impl std::fmt::Display for BinaryCase {
                 Entry::Special(_) => "special".into(),
             };
             let tree = self.tree.as_ref();
-            let refused = match tree.is_some_and(|t| t.unreadable.contains(key)) {
-                true => ", unreadable".to_string(),
-                false => match tree.and_then(|t| t.list_errors.get(key)) {
+            let refused = match tree.and_then(|t| t.open_error(key)) {
+                Some(e) => format!(", opening fails: {}", e.message()),
+                None => match tree.and_then(|t| t.list_errors.get(key)) {
                     Some(n) => format!(", listing fails with EIO after {n} names"),
                     None => String::new(),
                 },

@@ -12,9 +12,12 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use samebytes_spec::world::Node;
+use samebytes_spec::Errno;
 
 use super::case::{BinaryCase, Rng, StdoutKind};
-use crate::faultplan::{Counts, InputEio, OutputFailure, Plan, COUNTS_FILE_LEN, ENV};
+use crate::faultplan::{
+    Counts, InputEio, OpenErrno, OpenFailure, OutputFailure, Plan, COUNTS_FILE_LEN, ENV,
+};
 
 /// What the binary did.
 pub struct Run {
@@ -129,7 +132,7 @@ pub fn plan_of(case: &BinaryCase) -> Plan {
 /// not open.
 pub fn materialize(case: &BinaryCase, dir: &Path) -> Materialized {
     let mut eio = Vec::new();
-    let mut unreadable = Vec::new();
+    let mut open_failures = Vec::new();
     let mut fail_at = |path: &Path, at: Option<usize>| {
         if let Some(at) = at {
             let (dev, ino) = identity(path);
@@ -148,7 +151,7 @@ pub fn materialize(case: &BinaryCase, dir: &Path) -> Materialized {
             // Empty, as the spec's stat says, and unopenable by the plan.
             Node::Unreadable => {
                 std::fs::write(&path, b"").expect("write file");
-                unreadable.push(identity(&path));
+                open_failures.push(open_failure(&path, Errno::Access));
             }
             Node::Stream(_) | Node::Closed => {
                 unreachable!("the generator makes none of these")
@@ -161,14 +164,29 @@ pub fn materialize(case: &BinaryCase, dir: &Path) -> Materialized {
         std::fs::write(&path, d).expect("write stdin");
         fail_at(&path, case.world.read_errors.stdin);
     }
-    Materialized { eio, unreadable }
+    Materialized { eio, open_failures }
 }
 
 /// What the plan must know of the files made: where reads fail, and which
 /// files cannot be opened.
 pub struct Materialized {
     pub eio: Vec<InputEio>,
-    pub unreadable: Vec<(u64, u64)>,
+    pub open_failures: Vec<OpenFailure>,
+}
+
+/// The plan's item that makes opening `path` fail as the spec's `errno`
+/// says.
+pub fn open_failure(path: &Path, errno: Errno) -> OpenFailure {
+    let (dev, ino) = identity(path);
+    let errno = match errno {
+        Errno::Access => OpenErrno::Access,
+        Errno::NoEntry => OpenErrno::NoEntry,
+        Errno::TooManyOpen => OpenErrno::TooManyOpen,
+        Errno::TooManyOpenInSystem => OpenErrno::TooManyOpenInSystem,
+        Errno::Io => OpenErrno::Io,
+        other => panic!("the layer cannot fail an open with {other:?}"),
+    };
+    OpenFailure { dev, ino, errno }
 }
 
 /// The most a preloaded non-blocking stdin pipe holds (the unprivileged
@@ -293,9 +311,11 @@ pub fn run_under(
     let root = dir.join("tree");
     let listed = case.tree.as_ref().map(|tree| {
         super::tree::write(tree, &root);
-        for key in &tree.unreadable {
-            made.unreadable
-                .push(identity(&root.join(OsStr::from_bytes(key))));
+        for key in tree.entries.keys() {
+            if let Some(e) = tree.open_error(key) {
+                let path = root.join(OsStr::from_bytes(key));
+                made.open_failures.push(open_failure(&path, e));
+            }
         }
         for (key, &after) in &tree.list_errors {
             let (dev, ino) = identity(&root.join(OsStr::from_bytes(key)));
@@ -305,7 +325,7 @@ pub fn run_under(
     });
     let cwd = if listed.is_some() { &root } else { dir };
     plan.input_eio = made.eio;
-    plan.unreadable = made.unreadable;
+    plan.open_failures = made.open_failures;
     std::fs::write(dir.join(".counts"), vec![0u8; COUNTS_FILE_LEN]).expect("counts file");
 
     let log = dir.with_extension("memcheck");

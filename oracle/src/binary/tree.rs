@@ -2,8 +2,9 @@
 //! directories and symbolic links, written to disk under the case's
 //! folder, and a `-r`/`-R` command line over it.  Some entries cannot be
 //! opened (the fault layer refuses them with EACCES, as root cannot
-//! otherwise meet them), and some directories' listings fail with EIO
-//! part way (the layer fails their `getdents64`).  Links stay inside the tree, and operands name
+//! otherwise meet them, or with ENOENT, EMFILE, ENFILE or EIO), and some
+//! directories' listings fail with EIO part way (the layer fails their
+//! `getdents64`).  Links stay inside the tree, and operands name
 //! entries of it, so that every name resolves on disk as the spec's tree
 //! says.
 
@@ -14,7 +15,7 @@ use std::path::Path;
 use samebytes_spec::tree::{child_key, Entry, Tree};
 
 use super::case::Rng;
-use crate::grep::tree::{NAMES, TREE_FLAGS};
+use crate::grep::tree::{NAMES, OPEN_ERRORS, TREE_FLAGS};
 
 /// A recursive case: its tree and its arguments.
 pub fn tree_case(rng: &mut Rng, body: &mut dyn FnMut(&mut Rng) -> Vec<u8>) -> (Tree, Vec<Vec<u8>>) {
@@ -47,6 +48,8 @@ fn fill(
                 fill(rng, tree, &k, depth + 1, body);
                 if rng.chance(1, 10) {
                     tree.unreadable.insert(k);
+                } else if rng.chance(1, 10) {
+                    tree.open_errors.insert(k, rng.pick(&OPEN_ERRORS));
                 } else if rng.chance(1, 8) {
                     // Its listing fails with EIO: at once, after some of
                     // its names, or after all of them.
@@ -78,6 +81,8 @@ fn fill(
         };
         if matches!(entry, Entry::File(_)) && rng.chance(1, 10) {
             tree.unreadable.insert(k.clone());
+        } else if matches!(entry, Entry::File(_)) && rng.chance(1, 10) {
+            tree.open_errors.insert(k.clone(), rng.pick(&OPEN_ERRORS));
         }
         tree.entries.insert(k, entry);
     }
@@ -158,5 +163,6 @@ pub fn listed(tree: &Tree, root: &Path) -> Tree {
     let mut on_disk = Tree::load(root).expect("read the tree back");
     on_disk.unreadable = tree.unreadable.clone();
     on_disk.list_errors = tree.list_errors.clone();
+    on_disk.open_errors = tree.open_errors.clone();
     on_disk
 }

@@ -81,7 +81,7 @@ impl TreeCase {
 
     pub fn encode(&self) -> String {
         let mut e = Encoder::default();
-        e.uint(2);
+        e.uint(3);
         codec::put_args(&mut e, &self.args);
         e.uint(u64::from(self.utf8));
         e.uint(self.tree.entries.len() as u64);
@@ -113,6 +113,12 @@ impl TreeCase {
             e.bytes(key);
             e.uint(*read as u64);
         }
+        e.uint(self.tree.open_errors.len() as u64);
+        for (key, error) in &self.tree.open_errors {
+            e.bytes(key);
+            let at = OPEN_ERRORS.iter().position(|x| x == error);
+            e.uint(at.expect("an open error the generator makes") as u64);
+        }
         e.bytes(&self.stdin);
         codec::put_read_schedule(&mut e, &self.read);
         e.uint(self.buffer as u64);
@@ -124,9 +130,9 @@ impl TreeCase {
     pub fn decode(hex: &str) -> Result<TreeCase, codec::DecodeError> {
         let raw = codec::from_hex(hex)?;
         let mut d = Decoder::new(&raw);
-        // Version 1 had no listing errors.
+        // Version 1 had no listing errors, version 2 no open errors.
         let version = d.uint()?;
-        if !(1..=2).contains(&version) {
+        if !(1..=3).contains(&version) {
             return Err(codec::DecodeError);
         }
         let args = codec::get_args(&mut d)?;
@@ -151,6 +157,13 @@ impl TreeCase {
                 tree.list_errors.insert(key, d.usize()?);
             }
         }
+        if version >= 3 {
+            for _ in 0..d.uint()? {
+                let key = d.bytes()?;
+                let error = *OPEN_ERRORS.get(d.usize()?).ok_or(codec::DecodeError)?;
+                tree.open_errors.insert(key, error);
+            }
+        }
         let case = TreeCase {
             args,
             utf8,
@@ -170,6 +183,16 @@ impl TreeCase {
 
 // ---------------------------------------------------------------------------
 // Generation.
+
+/// The errors an entry's opening fails with besides EACCES (the tree's
+/// `unreadable`): removed since it was listed, descriptors run out, a
+/// failing file system.  GNU reports each as it reports EACCES.
+pub const OPEN_ERRORS: [Errno; 4] = [
+    Errno::NoEntry,
+    Errno::TooManyOpen,
+    Errno::TooManyOpenInSystem,
+    Errno::Io,
+];
 
 /// The names trees are made of: plain, with a dot, a space, a newline,
 /// invalid UTF-8, hidden, the `sub` and `d1` the globs and links name, and
@@ -234,6 +257,8 @@ fn fill(
                 fill(u, tree, &k, depth + 1)?;
                 if u.ratio(1, 12)? {
                     tree.unreadable.insert(k);
+                } else if u.ratio(1, 12)? {
+                    tree.open_errors.insert(k, *u.choose(&OPEN_ERRORS)?);
                 } else if u.ratio(1, 10)? {
                     // Its listing fails with EIO after some of its names.
                     let read = u.int_in_range(0..=names_of(tree, &k))?;
@@ -253,6 +278,8 @@ fn fill(
         };
         if !matches!(entry, Entry::Symlink(_)) && u.ratio(1, 12)? {
             tree.unreadable.insert(k.clone());
+        } else if !matches!(entry, Entry::Symlink(_)) && u.ratio(1, 12)? {
+            tree.open_errors.insert(k.clone(), *u.choose(&OPEN_ERRORS)?);
         }
         tree.entries.insert(k, entry);
         names.push(name);
@@ -414,6 +441,8 @@ fn errno(e: Errno) -> io::Error {
         Errno::NameTooLong => libc::ENAMETOOLONG,
         Errno::NotDirectory => libc::ENOTDIR,
         Errno::Loop => libc::ELOOP,
+        Errno::TooManyOpen => libc::EMFILE,
+        Errno::TooManyOpenInSystem => libc::ENFILE,
         _ => libc::EIO,
     })
 }
@@ -457,8 +486,8 @@ impl GrepFiles for TreeFiles<'_> {
     fn open(&self, name: &[u8], how: OpenFlags) -> io::Result<GrepInput> {
         self.chance.delay(3);
         let (key, entry) = self.resolve(name, how.follow)?;
-        if self.case.tree.unreadable.contains(&key) {
-            return Err(errno(Errno::Access));
+        if let Some(e) = self.case.tree.open_error(&key) {
+            return Err(errno(e));
         }
         let read = self.case.read.clone();
         Ok(match entry {
@@ -522,8 +551,8 @@ impl GrepFiles for TreeFiles<'_> {
         let Entry::Dir(names) = entry else {
             return Err(errno(Errno::NotDirectory));
         };
-        if self.case.tree.unreadable.contains(&key) {
-            return Err(errno(Errno::Access));
+        if let Some(e) = self.case.tree.open_error(&key) {
+            return Err(errno(e));
         }
         let stop = self.case.tree.list_errors.get(&key);
         let read = stop.map_or(names.len(), |&read| read.min(names.len()));

@@ -63,8 +63,8 @@ impl Files<'_> {
             return Ok((opened, name.to_vec()));
         };
         let key = tree.resolve(name, follow)?;
-        if tree.unreadable.contains(&key) {
-            return Err(Errno::Access);
+        if let Some(e) = tree.open_error(&key) {
+            return Err(e);
         }
         let opened = match tree.get(&key) {
             Some(Entry::File(d)) => Opened::Regular(d.clone(), None),
@@ -337,8 +337,8 @@ impl Run<'_> {
         found: &mut Found,
     ) -> ControlFlow<OperandEnd> {
         let tree = files.tree;
-        if tree.is_some_and(|t| t.unreadable.contains(key)) {
-            self.file_error(&self.shown(path), Errno::Access.message());
+        if let Some(e) = tree.and_then(|t| t.open_error(key)) {
+            self.file_error(&self.shown(path), e.message());
             found.error = true;
             return ControlFlow::Continue(());
         }
@@ -402,8 +402,8 @@ impl Run<'_> {
                 Some(Entry::Special(d)) => (d.clone(), None),
                 Some(Entry::File(d)) => (d.clone(), Some(d.len() as u64)),
             };
-            if tree.is_some_and(|t| t.unreadable.contains(&target)) {
-                self.file_error(&shown, Errno::Access.message());
+            if let Some(e) = tree.and_then(|t| t.open_error(&target)) {
+                self.file_error(&shown, e.message());
                 found.error = true;
                 continue;
             }
