@@ -39,6 +39,7 @@
 #![allow(clippy::missing_safety_doc)]
 
 pub mod plan;
+mod stat;
 
 use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU64, Ordering};
 

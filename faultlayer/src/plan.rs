@@ -18,6 +18,7 @@
 //! | `eio=DEV:INO@N` | reads of that file at offsets from N on fail with EIO (mapped pages from N's page on raise SIGBUS) |
 //! | `openfail=DEV:INO:ERRNO` | opening that file or directory, by any name, fails with ERRNO: EACCES (unreadable, which root cannot otherwise meet), ENOENT (removed since it was listed), EMFILE or ENFILE (descriptors run out), EIO (a failing file system) |
 //! | `outfail=FD@N:ERRNO` | descriptor FD takes N bytes, then fails with ERRNO (ENOSPC, EFBIG, EDQUOT, EPIPE, EIO or EAGAIN) |
+//! | `statfail=DEV:INO` | every `stat`, `lstat`, `fstat`, `fstatat` and `statx` that describes that file fails with EIO, though it opens and reads (a file system whose attributes fail: FUSE, NFS) |
 //! | `listfail=DEV:INO@N` | listing that directory (`getdents64`) fails with EIO once N of its entries have been returned |
 //! | `closefail=FD:ERRNO` | closing descriptor FD closes it, then fails with ERRNO (a file system that reports write errors at close) |
 //! | `log=PATH` | append one line per decision to PATH |
@@ -42,6 +43,8 @@ pub struct Plan {
     /// Directories (device, inode) whose listing fails with EIO once this
     /// many entries have been returned.
     pub list_failures: Vec<(u64, u64, u64)>,
+    /// Files (device, inode) that no `stat` call can describe: EIO.
+    pub stat_failures: Vec<(u64, u64)>,
     /// Descriptors whose close fails (after closing them) with an error.
     pub close_failures: Vec<(i32, OutputErrno)>,
     pub log: Option<String>,
@@ -194,6 +197,9 @@ impl Plan {
         for f in &self.output_failures {
             items.push(format!("outfail={}@{}:{}", f.fd, f.after, f.errno.name()));
         }
+        for (dev, ino) in &self.stat_failures {
+            items.push(format!("statfail={dev}:{ino}"));
+        }
         for (dev, ino, after) in &self.list_failures {
             items.push(format!("listfail={dev}:{ino}@{after}"));
         }
@@ -266,6 +272,13 @@ impl Plan {
                         after.parse().map_err(|_| bad())?,
                     ));
                 }
+                "statfail" => {
+                    let (dev, ino) = value.split_once(':').ok_or_else(bad)?;
+                    plan.stat_failures.push((
+                        dev.parse().map_err(|_| bad())?,
+                        ino.parse().map_err(|_| bad())?,
+                    ));
+                }
                 "closefail" => {
                     let (fd, errno) = value.split_once(':').ok_or_else(bad)?;
                     plan.close_failures.push((
@@ -317,10 +330,13 @@ pub enum Kind {
     Fionread,
     /// posix_fadvise and madvise: hints.
     Advise,
+    /// Describing a file: stat, lstat, fstat, fstatat, statx (and their
+    /// 64-bit names).
+    Stat,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 20] = [
+    pub const ALL: [Kind; 21] = [
         Kind::Read,
         Kind::Readv,
         Kind::Pread,
@@ -341,6 +357,7 @@ impl Kind {
         Kind::GetPipeSize,
         Kind::Fionread,
         Kind::Advise,
+        Kind::Stat,
     ];
 
     pub fn name(self) -> &'static str {
@@ -365,6 +382,7 @@ impl Kind {
             Kind::GetPipeSize => "F_GETPIPE_SZ",
             Kind::Fionread => "FIONREAD",
             Kind::Advise => "fadvise/madvise",
+            Kind::Stat => "stat",
         }
     }
 }

@@ -670,7 +670,7 @@ fn cat_until_exit(
             }
             Ok((now, None))
         } else {
-            reads.read_named(name)
+            reads.read_named_described(name)
         };
         match read {
             Err(e) => diagnose(&mut out, name, e.message()),

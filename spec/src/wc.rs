@@ -557,8 +557,11 @@ pub fn wc(
                 }
             };
             let (bytes, read_error) = data;
+            // Known from `fstat`: a list that cannot be described is read
+            // name by name.
+            let described = f.as_slice() == b"-" || !world.stat_fails.contains(f);
             let known_up_front =
-                matches!(node, Node::Regular(_)) && bytes.len() <= 10 * 1024 * 1024;
+                described && matches!(node, Node::Regular(_)) && bytes.len() <= 10 * 1024 * 1024;
             if let (true, Some(_)) = (known_up_front, read_error) {
                 // GNU reads a small regular list whole, before counting
                 // anything, and gives up if it cannot.
@@ -743,7 +746,8 @@ pub const PAGE_SIZE: usize = 4096;
 /// bytes are wanted, and reads nothing (so meets no read error) unless the
 /// size is a multiple of the page size, as /proc files' sizes are: then
 /// it reads from one block before the end (`wc.c`, `count_bytes`).  This
-/// matters only when reading would fail.
+/// matters only when reading would fail.  A file its `stat` cannot
+/// describe has no size, and is read.
 fn counts_of_read(
     select: &Selection,
     env: &WcEnv,
@@ -763,6 +767,9 @@ fn counts_of_read(
         )
     } else {
         let name = name.unwrap_or_default();
+        if world.stat_fails.contains(name) {
+            return (counts, read_error);
+        }
         match world.lookup(name) {
             Ok(node) => (node, 0, world.read_errors.files.get(name).copied()),
             Err(_) => return (counts, read_error),

@@ -1,6 +1,6 @@
 //! The model of what a tool can open: named files and standard input.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::Errno;
 
@@ -62,6 +62,10 @@ pub struct World {
     /// Every write to stderr fails (`2>/dev/full`): the messages are lost,
     /// and a tool that wrote one exits with its failure status.
     pub stderr_fails: bool,
+    /// Named regular files that every `stat` (by name or of an open
+    /// descriptor) fails to describe, with EIO, though they open and read:
+    /// a file system whose attributes fail (FUSE, NFS).
+    pub stat_fails: BTreeSet<Vec<u8>>,
 }
 
 /// Where reads fail with EIO: per named regular file, and for a regular
@@ -111,7 +115,11 @@ impl World {
     }
 
     pub fn stat(&self, name: &[u8]) -> Result<Stat, Errno> {
-        node_stat(self.lookup(name)?)
+        let node = self.lookup(name)?;
+        if self.stat_fails.contains(name) {
+            return Err(Errno::Io);
+        }
+        node_stat(node)
     }
 
     /// Is descriptor 0 closed?
@@ -209,6 +217,16 @@ impl<'w> Reads<'w> {
             stdin_consumed: false,
             stdin_last_start: 0,
             stdin_next: None,
+        }
+    }
+
+    /// Open a named file, `fstat` it, and read it, as cat and grep do: a
+    /// file that opens but cannot be described is an error of its own.
+    pub fn read_named_described(&self, name: &[u8]) -> Result<(Vec<u8>, Option<Errno>), Errno> {
+        let read = self.read_named(name)?;
+        match self.world.stat_fails.contains(name) {
+            true => Err(Errno::Io),
+            false => Ok(read),
         }
     }
 

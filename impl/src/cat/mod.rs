@@ -682,13 +682,18 @@ impl Default for SystemCat {
 
 impl CatSystem for SystemCat {
     fn open(&mut self, name: Option<&[u8]>) -> io::Result<CatInput> {
-        Ok(CatInput::Fd(match name {
+        let input = match name {
             Some(n) => FdInput::open(n)?,
             None if sys::stdin_was_closed() => {
                 return Err(io::Error::from_raw_os_error(libc::EBADF));
             }
             None => FdInput::stdin(),
-        }))
+        };
+        // GNU describes each input as it opens it, and an input that
+        // cannot be described is an error of its own (a file system whose
+        // attributes fail while its data reads).
+        input.info()?;
+        Ok(CatInput::Fd(input))
     }
 
     fn is_output_file(&mut self, input: &CatInput) -> bool {

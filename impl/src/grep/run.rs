@@ -3,7 +3,7 @@
 //! or on several threads and printed in order (`ordered.rs`), and the
 //! exit status GNU gives.
 
-use std::io::{self, Read, Write};
+use std::io::Write;
 
 use samebytes_spec::grep::color::Colors;
 use samebytes_spec::grep::{
@@ -17,7 +17,7 @@ use super::ordered::{search_ordered, Printer};
 use super::paint::Palette;
 use super::search::Search;
 use super::sink::{Sink, Stop};
-use super::system::{GrepInput, GrepSystem, OpenFlags};
+use super::system::{read_all, GrepSystem};
 use super::walk::{WalkState, Walker};
 use super::GrepConfig;
 use crate::io::diagnose;
@@ -51,13 +51,9 @@ pub fn run(
     for w in &opts.warnings {
         let _ = writeln!(stderr, "{program}: {w}");
     }
-    let follow = OpenFlags {
-        follow: true,
-        nonblocking: false,
-    };
     let patterns = assemble_patterns(&opts.sources, |name| match name {
         b"-" => read_all(system.open_stdin()),
-        _ => read_all(system.files().open(name, follow)),
+        _ => system.files().read_whole(name),
     });
     let patterns = match patterns {
         Ok(p) => p,
@@ -106,7 +102,7 @@ pub fn run(
     };
     let filters = Filters::read(&opts, env.locale, |name| match name {
         b"-" => read_all(system.open_stdin()),
-        _ => read_all(system.files().open(name, follow)),
+        _ => system.files().read_whole(name),
     });
     let filters = match filters {
         Ok(f) => f,
@@ -223,15 +219,4 @@ fn search_in_turn(
     }
     printer.stdout_failed = failed;
     exit.unwrap_or_else(|| printer.tally.status())
-}
-
-fn read_all(input: io::Result<GrepInput>) -> io::Result<Vec<u8>> {
-    match input?.into_reader()? {
-        Some(mut reader) => {
-            let mut v = Vec::new();
-            reader.read_to_end(&mut v)?;
-            Ok(v)
-        }
-        None => Err(io::Error::from_raw_os_error(libc::EISDIR)),
-    }
 }

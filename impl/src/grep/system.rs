@@ -215,6 +215,22 @@ pub trait GrepFiles: Sync {
     ) -> io::Result<Listing>;
     /// Is this named input the regular file stdout appends to?
     fn is_output_file(&self, name: &[u8]) -> bool;
+    /// Read a named file whole (`-f`, `--exclude-from`), following links.
+    fn read_whole(&self, name: &[u8]) -> io::Result<Vec<u8>> {
+        read_all(self.open(name, OpenFlags::FOLLOW))
+    }
+}
+
+/// Everything a searchable input holds; a directory is EISDIR.
+pub fn read_all(input: io::Result<GrepInput>) -> io::Result<Vec<u8>> {
+    match input?.into_reader()? {
+        Some(mut reader) => {
+            let mut v = Vec::new();
+            reader.read_to_end(&mut v)?;
+            Ok(v)
+        }
+        None => Err(io::Error::from_raw_os_error(libc::EISDIR)),
+    }
 }
 
 /// The size a pipe we read from is grown to.
@@ -287,6 +303,16 @@ impl GrepFiles for SystemFiles {
         let file = crate::sys::open_path(name, how)?;
         let input = crate::fdinput::FdInput::from_file(file);
         Ok(input_of(input, self.map_min, true)?.0)
+    }
+
+    /// Read to the end, as gnulib's `fread_file` does, which asks `fstat`
+    /// only for a size hint: a file that cannot be described still reads,
+    /// and a directory fails its first read (EISDIR).
+    fn read_whole(&self, name: &[u8]) -> io::Result<Vec<u8>> {
+        let mut file = crate::sys::open_path(name, OpenFlags::FOLLOW)?;
+        let mut v = Vec::new();
+        file.read_to_end(&mut v)?;
+        Ok(v)
     }
 
     fn status(&self, name: &[u8], follow: bool) -> io::Result<DirType> {

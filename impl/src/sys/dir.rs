@@ -36,6 +36,14 @@ pub struct OpenFlags {
     pub nonblocking: bool,
 }
 
+impl OpenFlags {
+    /// A name whose last link is followed, opened blocking.
+    pub const FOLLOW: OpenFlags = OpenFlags {
+        follow: true,
+        nonblocking: false,
+    };
+}
+
 /// `open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC …)`, as GNU grep opens its
 /// inputs.
 pub fn open_path(path: &[u8], how: OpenFlags) -> io::Result<File> {

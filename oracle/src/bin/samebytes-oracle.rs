@@ -39,6 +39,7 @@ fn write_world(case: &samebytes_oracle::binary::BinaryCase, dir: &str) -> Result
     let plan = samebytes_oracle::faultplan::Plan {
         input_eio: made.eio,
         open_failures: made.open_failures,
+        stat_failures: made.stat_failures,
         ..run::plan_of(case)
     };
     println!(

@@ -505,6 +505,17 @@ pub fn generate(tool: Tool, seed: u64) -> BinaryCase {
     if tool != Tool::Yes && rng.chance(1, 3) {
         read_error(&mut rng, &mut world);
     }
+    let regular: Vec<Vec<u8>> = world
+        .files
+        .iter()
+        .filter(|(_, n)| matches!(n, Node::Regular(_)))
+        .map(|(name, _)| name.clone())
+        .collect();
+    if !regular.is_empty() && rng.chance(1, 6) {
+        // A file its `stat` calls cannot describe, though it reads.
+        let pick = rng.below(regular.len() as u64) as usize;
+        world.stat_fails.insert(regular[pick].clone());
+    }
     let stdin_socket = rng.chance(1, 3);
     let preload_max = if stdin_socket {
         super::run::SOCKET_PRELOAD_MAX
@@ -679,7 +690,16 @@ impl std::fmt::Display for BinaryCase {
             if self.utf8 { "C.UTF-8" } else { "C" }
         )?;
         for (name, node) in &self.world.files {
-            writeln!(f, "  {}: {}", String::from_utf8_lossy(name), show(node))?;
+            let stat = match self.world.stat_fails.contains(name) {
+                true => ", stat fails (EIO)",
+                false => "",
+            };
+            writeln!(
+                f,
+                "  {}: {}{stat}",
+                String::from_utf8_lossy(name),
+                show(node)
+            )?;
         }
         for (key, entry) in self.tree.iter().flat_map(|t| &t.entries) {
             let what = match entry {

@@ -25,7 +25,8 @@ pub fn applicable(tool: Tool) -> &'static [(Kind, &'static [Outcome])] {
     use Outcome::*;
     // A read fails on its input, a write on its output, and a kernel copy
     // on either end; an open fails with EACCES (in-fail); closing stdout
-    // at exit fails as NFS's does (out-fail); a pipe of the tool's own, a
+    // at exit fails as NFS's does (out-fail); a file's `stat` fails with
+    // EIO though it reads (in-fail); a pipe of the tool's own, a
     // pipe size asked, FIONREAD and the hints are refused (the output must
     // not change).
     const INPUT: &[Outcome] = &[Short, Eintr, InputFailed];
@@ -43,6 +44,7 @@ pub fn applicable(tool: Tool) -> &'static [(Kind, &'static [Outcome])] {
             (Kind::Close, &[OutputFailed]),
             (Kind::GetPipeSize, &[Refused]),
             (Kind::Advise, &[Refused]),
+            (Kind::Stat, &[InputFailed]),
         ],
         Tool::Cat => &[
             (Kind::Open, &[InputFailed]),
@@ -57,6 +59,7 @@ pub fn applicable(tool: Tool) -> &'static [(Kind, &'static [Outcome])] {
             (Kind::GetPipeSize, &[Refused]),
             (Kind::Fionread, &[Refused]),
             (Kind::Advise, &[Refused]),
+            (Kind::Stat, &[InputFailed]),
         ],
         Tool::Grep => &[
             (Kind::Open, &[InputFailed]),
@@ -67,6 +70,7 @@ pub fn applicable(tool: Tool) -> &'static [(Kind, &'static [Outcome])] {
             (Kind::Write, OUTPUT),
             (Kind::Close, &[OutputFailed]),
             (Kind::GetPipeSize, &[Refused]),
+            (Kind::Stat, &[InputFailed]),
         ],
         Tool::Yes => &[
             // The page buffer's own mapping, denied (ENOMEM): yes goes on

@@ -164,7 +164,17 @@ pub fn materialize(case: &BinaryCase, dir: &Path) -> Materialized {
         std::fs::write(&path, d).expect("write stdin");
         fail_at(&path, case.world.read_errors.stdin);
     }
-    Materialized { eio, open_failures }
+    let stat_failures = case
+        .world
+        .stat_fails
+        .iter()
+        .map(|name| identity(&dir.join(OsStr::from_bytes(name))))
+        .collect();
+    Materialized {
+        eio,
+        open_failures,
+        stat_failures,
+    }
 }
 
 /// What the plan must know of the files made: where reads fail, and which
@@ -172,6 +182,7 @@ pub fn materialize(case: &BinaryCase, dir: &Path) -> Materialized {
 pub struct Materialized {
     pub eio: Vec<InputEio>,
     pub open_failures: Vec<OpenFailure>,
+    pub stat_failures: Vec<(u64, u64)>,
 }
 
 /// The plan's item that makes opening `path` fail as the spec's `errno`
@@ -326,6 +337,7 @@ pub fn run_under(
     let cwd = if listed.is_some() { &root } else { dir };
     plan.input_eio = made.eio;
     plan.open_failures = made.open_failures;
+    plan.stat_failures = made.stat_failures;
     std::fs::write(dir.join(".counts"), vec![0u8; COUNTS_FILE_LEN]).expect("counts file");
 
     let log = dir.with_extension("memcheck");

@@ -52,7 +52,7 @@ impl Files<'_> {
         let Some(tree) = self.tree else {
             let opened = match self.world.lookup(name)? {
                 Node::Regular(_) => {
-                    let (data, error) = reads.read_named(name)?;
+                    let (data, error) = reads.read_named_described(name)?;
                     Opened::Regular(data, error)
                 }
                 Node::Stream(d) => Opened::Device(d.clone()),
@@ -82,6 +82,11 @@ impl Files<'_> {
         name: &[u8],
         reads: &Reads<'_>,
     ) -> Result<(Vec<u8>, Option<Errno>), Errno> {
+        // Read whole, whatever `fstat` says (gnulib's `fread_file` only
+        // sizes its buffer by it).
+        if self.tree.is_none() {
+            return reads.read_named(name);
+        }
         match self.open(name, true, reads)?.0 {
             Opened::Regular(d, e) => Ok((d, e)),
             Opened::Device(d) => Ok((d, None)),
