@@ -16,7 +16,7 @@ mod common;
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -314,12 +314,13 @@ fn recursive_search_matches_gnu_on_generated_trees() {
 
 /// Entries whose opening fails though they are listed and `stat` sees
 /// them: removed in between (ENOENT), descriptors run out (EMFILE,
-/// ENFILE), a failing file system (EIO).  The fault layer fails the
-/// opens, by device and inode, for GNU's grep (whose `openat` calls go
-/// through the same symbol) and for ours; GNU, the spec and ours must
-/// agree byte for byte.
+/// ENFILE), a failing file system (EIO); and entries no `stat` describes
+/// (EIO) though they open, which fts filters as files.  The fault layer
+/// fails the calls, by device and inode, for GNU's grep (whose `openat`
+/// and `stat` calls go through the same symbols) and for ours; GNU, the
+/// spec and ours must agree byte for byte.
 #[test]
-fn failing_opens_in_a_tree_match_gnu() {
+fn failing_opens_and_stats_in_a_tree_match_gnu() {
     let layer = common::campaign_binaries().layer();
     let ours = common::binary("grep");
     let mut failing = 0;
@@ -347,15 +348,22 @@ fn failing_opens_in_a_tree_match_gnu() {
             .chain(&made.files)
             .filter(|_| rng.chance(25));
         for key in made.unreadable.iter().chain(picks.collect::<Vec<_>>()) {
+            let path = root.join(OsStr::from_bytes(key));
+            if rng.chance(35) {
+                if tree.stat_errors.insert(key.clone()) {
+                    let m = std::fs::metadata(&path).unwrap();
+                    plan.stat_failures.push((m.dev(), m.ino()));
+                }
+                continue;
+            }
             if tree.open_errors.contains_key(key) {
                 continue;
             }
             let errno = rng.pick(&OPEN_ERRORS);
-            let path = root.join(OsStr::from_bytes(key));
             plan.open_failures.push(run::open_failure(&path, errno));
             tree.open_errors.insert(key.clone(), errno);
         }
-        failing += tree.open_errors.len();
+        failing += tree.open_errors.len() + tree.stat_errors.len();
         let utf8 = rng.chance(50);
         let world = World {
             stdin: Stdin {
@@ -386,7 +394,10 @@ fn failing_opens_in_a_tree_match_gnu() {
             assert_eq!(Some(spec.status), out.status.code(), "status of {what}");
         }
     }
-    assert!(failing >= 100, "only {failing} failing opens in 150 trees");
+    assert!(
+        failing >= 100,
+        "only {failing} failing opens and stats in 150 trees"
+    );
 }
 
 /// A directory of more than 10,000 entries: gnulib's fts sorts such a
@@ -421,4 +432,55 @@ fn big_directories_come_in_gnus_order() {
         );
         assert_eq!((got.1, got.2), (gnu.1.clone(), gnu.2));
     }
+}
+
+/// The same on tmpfs, where gnulib leaves a big directory in `readdir`
+/// order, and with `fstatfs` failing there (the fault layer refuses it),
+/// when it cannot tell and sorts by inode after all: GNU's order each
+/// time, and the two orders differ.
+#[test]
+fn big_directories_follow_gnu_when_fstatfs_fails() {
+    let shm = Path::new("/dev/shm");
+    assert!(shm.is_dir(), "/dev/shm (tmpfs) is needed");
+    let root = shm.join(format!("samebytes-bigdir-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir(&root).unwrap();
+    for i in 0..10_050u32 {
+        let n = (i * 7919) % 10_050;
+        std::fs::write(root.join(format!("f{n:05}")), "x\n").unwrap();
+    }
+    let args: Vec<Vec<u8>> = vec![b"-r".to_vec(), b"-l".to_vec(), b"x".to_vec(), b".".to_vec()];
+    let layer = common::campaign_binaries().layer();
+    let plan = Plan {
+        refuse: 100,
+        ..Plan::default()
+    };
+    let run = |program: &Path, refused: bool, threads: usize| {
+        let mut cmd = grep_command(program, &root, &args, false, false, threads);
+        if refused {
+            cmd.env("LD_PRELOAD", &layer).env(ENV, plan.render());
+        }
+        let out = cmd.output().expect("run grep");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let ours = common::binary("grep");
+    let mut orders = Vec::new();
+    for refused in [false, true] {
+        let gnu = run(GNU_GREP.as_ref(), refused, 1);
+        for threads in [1, 2] {
+            assert!(
+                run(&ours, refused, threads) == gnu,
+                "fstatfs refused: {refused}, {threads} threads: not GNU's order"
+            );
+        }
+        orders.push(gnu);
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    assert!(orders[0] != orders[1], "a failing fstatfs changed nothing");
 }

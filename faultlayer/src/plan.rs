@@ -12,7 +12,7 @@
 //! | `seed=N` | seed of every random decision |
 //! | `short=P` | P % of data calls get a length cut to a random 1..=len |
 //! | `eintr=P` | P % of calls fail with EINTR before doing anything |
-//! | `refuse=P` | P % of splice, copy_file_range and vmsplice calls are refused, and of the calls a program must survive unchanged: pipe2 (EMFILE), `F_GETPIPE_SZ` (EBADF), FIONREAD (ENOTTY), posix_fadvise (EINVAL) and madvise (EAGAIN) |
+//! | `refuse=P` | P % of splice, copy_file_range and vmsplice calls are refused, and of the calls a program must survive unchanged: pipe2 (EMFILE), `F_GETPIPE_SZ` (EBADF), FIONREAD (ENOTTY), posix_fadvise (EINVAL), madvise (EAGAIN) and fstatfs (EIO) |
 //! | `pipesz=P` | P % of `fcntl(F_SETPIPE_SZ)` fail with EPERM |
 //! | `mmap=P` | P % of file mappings (and anonymous ones of 1 MiB or more) fail with ENOMEM |
 //! | `eio=DEV:INO@N` | reads of that file at offsets from N on fail with EIO (mapped pages from N's page on raise SIGBUS) |
@@ -333,10 +333,14 @@ pub enum Kind {
     /// Describing a file: stat, lstat, fstat, fstatat, statx (and their
     /// 64-bit names).
     Stat,
+    /// Asking what file system a descriptor is on (fstatfs): gnulib's
+    /// walk, and ours, sort a big directory by inode unless it is tmpfs,
+    /// NFS or CIFS, and sort when they cannot tell.
+    Statfs,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 21] = [
+    pub const ALL: [Kind; 22] = [
         Kind::Read,
         Kind::Readv,
         Kind::Pread,
@@ -358,6 +362,7 @@ impl Kind {
         Kind::Fionread,
         Kind::Advise,
         Kind::Stat,
+        Kind::Statfs,
     ];
 
     pub fn name(self) -> &'static str {
@@ -383,6 +388,7 @@ impl Kind {
             Kind::Fionread => "FIONREAD",
             Kind::Advise => "fadvise/madvise",
             Kind::Stat => "stat",
+            Kind::Statfs => "fstatfs",
         }
     }
 }

@@ -7,12 +7,14 @@
 //!
 //! Every entry point the C library exports for it is interposed: `stat`,
 //! `lstat`, `fstat`, `fstatat` and their `64` names (one layout on the
-//! 64-bit targets), and `statx`.
+//! 64-bit targets), and `statx`.  `fstatfs`, which only says what file
+//! system a descriptor is on, is refused (EIO) in the plan's `refuse`
+//! share instead.
 
 use libc::{c_char, c_int, c_long, c_uint};
 
 use super::plan::{Kind, Outcome};
-use super::{count, layer, libc_result, log, raw, Note};
+use super::{count, layer, libc_result, log, raw, refused, Note};
 
 /// Fail a successful call `r` (0) that described (dev, ino) when the plan
 /// says so; count the call either way.
@@ -146,4 +148,30 @@ pub unsafe extern "C" fn statx(
         (libc::makedev(b.stx_dev_major, b.stx_dev_minor), b.stx_ino)
     };
     libc_result(judge(r, dirfd, id)) as c_int
+}
+
+/// `fstatfs(fd, buf)`: refused in the plan's share, as a FUSE file system
+/// that cannot say fails it.
+///
+/// # Safety
+/// The caller's arguments: `buf` writable for a `struct statfs`.
+unsafe fn statfs_of(fd: c_int, buf: *mut libc::statfs) -> c_int {
+    if let Some(r) = refused(Kind::Statfs, fd, libc::EIO) {
+        return libc_result(r) as c_int;
+    }
+    // SAFETY: the caller's arguments, forwarded to the kernel.
+    let r = unsafe { raw::call(libc::SYS_fstatfs, &[fd as c_long, buf as c_long]) };
+    libc_result(r) as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fstatfs(fd: c_int, buf: *mut libc::statfs) -> c_int {
+    // SAFETY: the caller's arguments.
+    unsafe { statfs_of(fd, buf) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fstatfs64(fd: c_int, buf: *mut libc::statfs) -> c_int {
+    // SAFETY: the caller's arguments (one layout on the 64-bit targets).
+    unsafe { statfs_of(fd, buf) }
 }

@@ -40,6 +40,10 @@ pub struct Tree {
     /// listing and its opening (ENOENT), descriptors run out (EMFILE,
     /// ENFILE), a failing file system (EIO).
     pub open_errors: BTreeMap<Vec<u8>, Errno>,
+    /// Keys that no `stat` describes (EIO), though they open and read: a
+    /// file system whose attributes fail.  Links to them are described by
+    /// `lstat` as any link.
+    pub stat_errors: BTreeSet<Vec<u8>>,
 }
 
 impl Default for Tree {
@@ -49,6 +53,7 @@ impl Default for Tree {
             unreadable: BTreeSet::new(),
             list_errors: BTreeMap::new(),
             open_errors: BTreeMap::new(),
+            stat_errors: BTreeSet::new(),
         }
     }
 }
@@ -134,6 +139,13 @@ impl Tree {
         }
     }
 
+    /// The error opening the entry and then describing it (`fstat`) meets
+    /// first, if one does: what opening an input takes.
+    pub fn open_and_stat_error(&self, key: &[u8]) -> Option<Errno> {
+        self.open_error(key)
+            .or_else(|| self.stat_errors.contains(key).then_some(Errno::Io))
+    }
+
     /// Read a tree from disk with `std::fs`: every directory's names in
     /// `readdir` order, without following symbolic links.  What cannot be
     /// read (EACCES) is marked unreadable.
@@ -143,6 +155,7 @@ impl Tree {
             unreadable: BTreeSet::new(),
             list_errors: BTreeMap::new(),
             open_errors: BTreeMap::new(),
+            stat_errors: BTreeSet::new(),
         };
         tree.load_dir(root, Vec::new())?;
         Ok(tree)

@@ -266,9 +266,13 @@ impl Walker<'_> {
         out: &mut Vec<Item>,
     ) -> Option<Frame> {
         let follow = self.opts.dereference;
+        // As fts, describe each directory (and under `-R` each link)
+        // before going on: one that cannot be described is filtered as a
+        // file, then reported.  Files are left to their `fstat`.
         let kind = match (entry.kind, follow) {
             (Some(DirType::Symlink) | None, true) => self.files.status(&path, true),
             (None, false) => self.files.status(&path, false),
+            (Some(DirType::Directory), _) => self.files.status(&path, follow),
             (Some(kind), _) => Ok(kind),
         };
         let is_dir = matches!(kind, Ok(DirType::Directory));

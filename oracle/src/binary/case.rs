@@ -709,6 +709,10 @@ impl std::fmt::Display for BinaryCase {
                 Entry::Special(_) => "special".into(),
             };
             let tree = self.tree.as_ref();
+            let undescribed = match tree.is_some_and(|t| t.stat_errors.contains(key)) {
+                true => ", stat fails (EIO)",
+                false => "",
+            };
             let refused = match tree.and_then(|t| t.open_error(key)) {
                 Some(e) => format!(", opening fails: {}", e.message()),
                 None => match tree.and_then(|t| t.list_errors.get(key)) {
@@ -718,7 +722,7 @@ impl std::fmt::Display for BinaryCase {
             };
             writeln!(
                 f,
-                "  tree ./{}: {what}{refused}",
+                "  tree ./{}: {what}{refused}{undescribed}",
                 String::from_utf8_lossy(key)
             )?;
         }

@@ -328,6 +328,10 @@ pub fn run_under(
                 made.open_failures.push(open_failure(&path, e));
             }
         }
+        for key in &tree.stat_errors {
+            made.stat_failures
+                .push(identity(&root.join(OsStr::from_bytes(key))));
+        }
         for (key, &after) in &tree.list_errors {
             let (dev, ino) = identity(&root.join(OsStr::from_bytes(key)));
             plan.list_failures.push((dev, ino, after as u64));

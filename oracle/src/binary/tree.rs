@@ -2,7 +2,8 @@
 //! directories and symbolic links, written to disk under the case's
 //! folder, and a `-r`/`-R` command line over it.  Some entries cannot be
 //! opened (the fault layer refuses them with EACCES, as root cannot
-//! otherwise meet them, or with ENOENT, EMFILE, ENFILE or EIO), and some
+//! otherwise meet them, or with ENOENT, EMFILE, ENFILE or EIO), some
+//! cannot be described (every `stat` of them fails with EIO), and some
 //! directories' listings fail with EIO part way (the layer fails their
 //! `getdents64`).  Links stay inside the tree, and operands name
 //! entries of it, so that every name resolves on disk as the spec's tree
@@ -50,6 +51,8 @@ fn fill(
                     tree.unreadable.insert(k);
                 } else if rng.chance(1, 10) {
                     tree.open_errors.insert(k, rng.pick(&OPEN_ERRORS));
+                } else if rng.chance(1, 10) {
+                    tree.stat_errors.insert(k);
                 } else if rng.chance(1, 8) {
                     // Its listing fails with EIO: at once, after some of
                     // its names, or after all of them.
@@ -83,6 +86,9 @@ fn fill(
             tree.unreadable.insert(k.clone());
         } else if matches!(entry, Entry::File(_)) && rng.chance(1, 10) {
             tree.open_errors.insert(k.clone(), rng.pick(&OPEN_ERRORS));
+        }
+        if matches!(entry, Entry::File(_)) && rng.chance(1, 14) {
+            tree.stat_errors.insert(k.clone());
         }
         tree.entries.insert(k, entry);
     }
@@ -164,5 +170,6 @@ pub fn listed(tree: &Tree, root: &Path) -> Tree {
     on_disk.unreadable = tree.unreadable.clone();
     on_disk.list_errors = tree.list_errors.clone();
     on_disk.open_errors = tree.open_errors.clone();
+    on_disk.stat_errors = tree.stat_errors.clone();
     on_disk
 }

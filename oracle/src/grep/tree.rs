@@ -81,7 +81,7 @@ impl TreeCase {
 
     pub fn encode(&self) -> String {
         let mut e = Encoder::default();
-        e.uint(3);
+        e.uint(4);
         codec::put_args(&mut e, &self.args);
         e.uint(u64::from(self.utf8));
         e.uint(self.tree.entries.len() as u64);
@@ -119,6 +119,8 @@ impl TreeCase {
             let at = OPEN_ERRORS.iter().position(|x| x == error);
             e.uint(at.expect("an open error the generator makes") as u64);
         }
+        let stat_errors: Vec<Vec<u8>> = self.tree.stat_errors.iter().cloned().collect();
+        codec::put_args(&mut e, &stat_errors);
         e.bytes(&self.stdin);
         codec::put_read_schedule(&mut e, &self.read);
         e.uint(self.buffer as u64);
@@ -130,9 +132,10 @@ impl TreeCase {
     pub fn decode(hex: &str) -> Result<TreeCase, codec::DecodeError> {
         let raw = codec::from_hex(hex)?;
         let mut d = Decoder::new(&raw);
-        // Version 1 had no listing errors, version 2 no open errors.
+        // Version 1 had no listing errors, version 2 no open errors,
+        // version 3 no stat errors.
         let version = d.uint()?;
-        if !(1..=3).contains(&version) {
+        if !(1..=4).contains(&version) {
             return Err(codec::DecodeError);
         }
         let args = codec::get_args(&mut d)?;
@@ -163,6 +166,9 @@ impl TreeCase {
                 let error = *OPEN_ERRORS.get(d.usize()?).ok_or(codec::DecodeError)?;
                 tree.open_errors.insert(key, error);
             }
+        }
+        if version >= 4 {
+            tree.stat_errors = codec::get_args(&mut d)?.into_iter().collect();
         }
         let case = TreeCase {
             args,
@@ -259,6 +265,8 @@ fn fill(
                     tree.unreadable.insert(k);
                 } else if u.ratio(1, 12)? {
                     tree.open_errors.insert(k, *u.choose(&OPEN_ERRORS)?);
+                } else if u.ratio(1, 12)? {
+                    tree.stat_errors.insert(k);
                 } else if u.ratio(1, 10)? {
                     // Its listing fails with EIO after some of its names.
                     let read = u.int_in_range(0..=names_of(tree, &k))?;
@@ -280,6 +288,9 @@ fn fill(
             tree.unreadable.insert(k.clone());
         } else if !matches!(entry, Entry::Symlink(_)) && u.ratio(1, 12)? {
             tree.open_errors.insert(k.clone(), *u.choose(&OPEN_ERRORS)?);
+        }
+        if !matches!(entry, Entry::Symlink(_)) && u.ratio(1, 16)? {
+            tree.stat_errors.insert(k.clone());
         }
         tree.entries.insert(k, entry);
         names.push(name);
@@ -486,7 +497,7 @@ impl GrepFiles for TreeFiles<'_> {
     fn open(&self, name: &[u8], how: OpenFlags) -> io::Result<GrepInput> {
         self.chance.delay(3);
         let (key, entry) = self.resolve(name, how.follow)?;
-        if let Some(e) = self.case.tree.open_error(&key) {
+        if let Some(e) = self.case.tree.open_and_stat_error(&key) {
             return Err(errno(e));
         }
         let read = self.case.read.clone();
@@ -540,7 +551,10 @@ impl GrepFiles for TreeFiles<'_> {
     }
 
     fn status(&self, name: &[u8], follow: bool) -> io::Result<DirType> {
-        let (_, entry) = self.resolve(name, follow)?;
+        let (key, entry) = self.resolve(name, follow)?;
+        if self.case.tree.stat_errors.contains(&key) {
+            return Err(errno(Errno::Io));
+        }
         Ok(kind(entry))
     }
 
@@ -551,14 +565,19 @@ impl GrepFiles for TreeFiles<'_> {
         let Entry::Dir(names) = entry else {
             return Err(errno(Errno::NotDirectory));
         };
-        if let Some(e) = self.case.tree.open_error(&key) {
+        if let Some(e) = self.case.tree.open_and_stat_error(&key) {
             return Err(errno(e));
         }
         let stop = self.case.tree.list_errors.get(&key);
         let read = stop.map_or(names.len(), |&read| read.min(names.len()));
         for n in &names[..read] {
-            let known = !self.chance.next().is_multiple_of(4);
-            let entry = self.case.tree.get(&child_key(&key, n));
+            // A file system that does not say an entry's type makes the
+            // walker describe it: harmless, unless describing it fails,
+            // which the spec (a file system that says) does not meet.
+            let k = child_key(&key, n);
+            let known =
+                self.case.tree.stat_errors.contains(&k) || !self.chance.next().is_multiple_of(4);
+            let entry = self.case.tree.get(&k);
             out.push(RawEntry {
                 name: n.clone(),
                 kind: entry.filter(|_| known).map(kind),

@@ -63,7 +63,7 @@ impl Files<'_> {
             return Ok((opened, name.to_vec()));
         };
         let key = tree.resolve(name, follow)?;
-        if let Some(e) = tree.open_error(&key) {
+        if let Some(e) = tree.open_and_stat_error(&key) {
             return Err(e);
         }
         let opened = match tree.get(&key) {
@@ -361,8 +361,23 @@ impl Run<'_> {
                 .as_ref()
                 .ok()
                 .and_then(|k| tree.and_then(|t| t.get(k)));
-            let is_dir = matches!(entry, Some(Entry::Dir(_)));
+            // fts describes each directory, and under `-R` each link,
+            // before it goes on: one that cannot be described is filtered
+            // as a file, then reported.  Files it leaves to their `fstat`.
+            let own = tree.and_then(|t| t.get(&link_key));
+            let described = matches!(own, Some(Entry::Dir(_)))
+                || (self.opts.dereference && matches!(own, Some(Entry::Symlink(_))));
+            let undescribed = described
+                && target
+                    .as_ref()
+                    .is_ok_and(|k| tree.is_some_and(|t| t.stat_errors.contains(k)));
+            let is_dir = !undescribed && matches!(entry, Some(Entry::Dir(_)));
             if filters.skipped(&name, false, is_dir) {
+                continue;
+            }
+            if undescribed {
+                self.file_error(&shown, Errno::Io.message());
+                found.error = true;
                 continue;
             }
             let target = match target {
@@ -407,7 +422,7 @@ impl Run<'_> {
                 Some(Entry::Special(d)) => (d.clone(), None),
                 Some(Entry::File(d)) => (d.clone(), Some(d.len() as u64)),
             };
-            if let Some(e) = tree.and_then(|t| t.open_error(&target)) {
+            if let Some(e) = tree.and_then(|t| t.open_and_stat_error(&target)) {
                 self.file_error(&shown, e.message());
                 found.error = true;
                 continue;
