@@ -13,6 +13,7 @@ use std::ffi::OsStr;
 use std::fs::OpenOptions;
 use std::io::{Seek, SeekFrom};
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 
 use arbitrary::{Arbitrary, Unstructured};
@@ -635,4 +636,52 @@ fn gnu_grep_on_a_live_stream_agrees_with_the_spec() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+/// A line longer than glibc's regex offsets reach (2 GiB), in a sparse
+/// file whose holes read as NULs: where ours needs glibc's regex to decide
+/// it (`\<` in UTF-8), it dies as GNU does there, `memory exhausted` with
+/// status 2 after the lines before it, and leaves the next file unread.
+#[test]
+fn a_line_past_glibcs_offsets_ends_the_run_as_gnu_does() {
+    let dir = Scratch::new("longline");
+    let long = dir.path.join("long");
+    {
+        use std::io::Write;
+        let mut f = std::fs::File::create(&long).unwrap();
+        f.write_all(b"ab first\n").unwrap();
+        f.seek(SeekFrom::Start((1 << 31) + 100)).unwrap();
+        f.write_all(" \u{e9} ab\nab last\n".as_bytes()).unwrap();
+    }
+    std::fs::write(dir.path.join("small"), "ab small\n").unwrap();
+    let ours = common::binary("grep");
+    // One case: ours, a debug build, takes some 20 s over the long line.
+    {
+        let args = ["-a", "-n", "\\<ab", "small", "long", "small"];
+        let run = |program: &std::path::Path| {
+            let out = Command::new(program)
+                .arg0("grep")
+                .args(args)
+                .current_dir(&dir.path)
+                .env("LC_ALL", "C.UTF-8")
+                .stdin(Stdio::null())
+                .output()
+                .expect("run grep");
+            (
+                out.stdout,
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+                out.status.code(),
+            )
+        };
+        let gnu = run(GNU_GREP.as_ref());
+        assert!(gnu.1.contains("memory exhausted"), "GNU: {}", gnu.1);
+        let got = run(&ours);
+        assert!(
+            got.0 == gnu.0,
+            "{args:?}: stdout {:?}, GNU's {:?}",
+            got.0,
+            gnu.0
+        );
+        assert_eq!((got.1, got.2), (gnu.1, gnu.2), "{args:?}");
+    }
 }

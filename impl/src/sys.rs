@@ -48,5 +48,5 @@ pub use mapped::{MappedWindow, RetiredWindow};
 pub use pipe::{
     grow_pipe, pipe, splice, splice_count_to_null, FrozenPipe, PageBuffer, SpliceCount,
 };
-pub use regex::GnuRegex;
+pub use regex::{GnuRegex, LineTooLong};
 pub use start::{args_borrowed, start_process, stdin_was_closed, stdout_was_closed, ClosedWriter};

@@ -104,11 +104,18 @@ impl Found {
         let mut pos = from;
         // Terminators before `counted`, from `from`.
         let (mut counted, mut before) = (from, 0);
+        let mut undecided = false;
         while pos < to && hits.len() < wanted.cap {
             let m = match matcher.find(hay, pos) {
                 // An empty match after the last terminator is in no line.
-                Some(m) if m < to || hay[to - 1] != t => m,
-                _ => break,
+                Ok(Some(m)) if m < to || hay[to - 1] != t => m,
+                Ok(_) => break,
+                // A line the matcher cannot decide: the record ends
+                // before it, and the searcher meets it itself.
+                Err(_) => {
+                    undecided = true;
+                    break;
+                }
             };
             let end = lines::end(hay, t, m, to);
             let mut hit = Hit {
@@ -130,7 +137,7 @@ impl Found {
             pos = end + 1;
         }
         // At the cap, the rest of the region is the core's own.
-        let known_to = match hits.len() < wanted.cap {
+        let known_to = match hits.len() < wanted.cap && !undecided {
             true => to,
             false => pos.min(to),
         };

@@ -3,7 +3,7 @@
 //! the matcher and memchr otherwise.  The answers are the same either
 //! way; the record's cost no search of the bytes.
 
-use samebytes_pcre2::MatchFailure;
+use super::matcher::Undecided;
 
 use super::ahead::Answer;
 use super::buffer::Window;
@@ -60,7 +60,7 @@ impl Search<'_, '_> {
         base: u64,
         pos: usize,
         in_place: bool,
-    ) -> Result<Option<usize>, (MatchFailure, usize)> {
+    ) -> Result<Option<usize>, (Undecided, usize)> {
         let known = self.ahead.as_ref().filter(|_| in_place);
         match known.and_then(|found| found.find(hay, base, pos)) {
             Some(Answer::Known(answer)) => {

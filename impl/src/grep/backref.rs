@@ -39,7 +39,7 @@ use regex_syntax::hir::{Class, Hir, HirKind, Look};
 use samebytes_spec::grep::PatternConfig;
 use samebytes_spec::Locale;
 
-use super::matcher::Engine;
+use super::matcher::{Decided, Engine};
 use super::translate;
 use crate::sys;
 use crate::utf8::{self, Head};
@@ -430,8 +430,9 @@ impl Backtracker {
     }
 }
 
-impl Engine for Backtracker {
-    fn leftmost(&self, line: &[u8], from: usize) -> Option<(usize, usize)> {
+impl Backtracker {
+    /// The leftmost match at or after `from`, the longest there.
+    pub(super) fn leftmost_in(&self, line: &[u8], from: usize) -> Option<(usize, usize)> {
         let may_start = |s: usize| match &self.first_bytes {
             Some(set) => line.get(s).is_some_and(|&b| set[usize::from(b)]),
             None => true,
@@ -440,12 +441,20 @@ impl Engine for Backtracker {
             .filter(|&s| may_start(s))
             .find_map(|s| self.ends(line, s).last().map(|&e| (s, e)))
     }
+}
 
-    fn longest_end(&self, line: &[u8], start: usize, limit: usize) -> Option<usize> {
-        self.ends(line, start)
+/// Positions are `usize`: any line is taken.
+impl Engine for Backtracker {
+    fn leftmost(&self, line: &[u8], from: usize) -> Decided<(usize, usize)> {
+        Ok(self.leftmost_in(line, from))
+    }
+
+    fn longest_end(&self, line: &[u8], start: usize, limit: usize) -> Decided<usize> {
+        Ok(self
+            .ends(line, start)
             .into_iter()
             .take_while(|&e| e <= limit)
-            .last()
+            .last())
     }
 }
 
@@ -640,7 +649,7 @@ pub(super) mod tests {
             let b = Backtracker::compile(source, &cfg(locale, icase)).unwrap();
             for line in lines {
                 let every = (0..=line.len()).find_map(|s| b.ends(line, s).last().map(|&e| (s, e)));
-                assert_eq!(b.leftmost(line, 0), every, "{source} on {line:?}");
+                assert_eq!(b.leftmost_in(line, 0), every, "{source} on {line:?}");
             }
         }
     }

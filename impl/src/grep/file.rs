@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 
 use samebytes_spec::grep::{BinaryFiles, Effective, GrepEnv, GrepOptions, ListFiles};
 
+use super::matcher::Undecided;
 use super::paint::{painted, Ink, Palette};
 use super::search::{FileState, Search};
 use super::sink::Stop;
@@ -223,7 +224,10 @@ impl Search<'_, '_> {
             match self.input(display, input, cfg) {
                 Err(Stop::Match(why)) => {
                     // GNU dies here, with what it printed so far.
-                    self.diagnose_always(stderr, display, &why.0)?;
+                    match why {
+                        Undecided::Pcre(f) => self.diagnose_always(stderr, display, &f.0)?,
+                        Undecided::MemoryExhausted => self.die(stderr, "memory exhausted")?,
+                    }
                     return Ok((ItemEnd::Exit(2), FileState::default()));
                 }
                 other => other?,
@@ -283,12 +287,17 @@ impl Search<'_, '_> {
         name: &[u8],
         what: &str,
     ) -> Result<(), Stop> {
+        let name = String::from_utf8_lossy(name);
+        self.die(stderr, &format!("{name}: {what}"))
+    }
+
+    /// A message that names no file, whatever `-s` says (GNU's `die`).
+    fn die(&mut self, stderr: &mut dyn Write, what: &str) -> Result<(), Stop> {
         self.sink.flush()?;
         let program = self.env.program.as_str();
-        let name = String::from_utf8_lossy(name);
         // One write: a search thread's message is one piece of its slot,
         // never cut by a run that ends while it is written.
-        let text = format!("{program}: {name}: {what}\n");
+        let text = format!("{program}: {what}\n");
         let _ = stderr.write_all(text.as_bytes());
         Ok(())
     }

@@ -24,9 +24,20 @@ use super::backref::Backtracker;
 use super::group_copies;
 use super::perl::PerlMatcher;
 use super::translate::{self, Reading};
-use crate::sys::GnuRegex;
+use crate::sys::{GnuRegex, LineTooLong};
 use crate::utf8::{self, Head};
 use crate::wc::classes;
+
+/// Why a search could not decide a line, where GNU dies with what it
+/// printed before that line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Undecided {
+    /// PCRE2 gave up (`-P`): GNU says so, naming the file.
+    Pcre(MatchFailure),
+    /// A line longer than glibc's offsets reach that only glibc's regex
+    /// can decide: GNU's `xalloc_die`, `memory exhausted`.
+    MemoryExhausted,
+}
 
 /// The patterns compiled: GNU's own dialects, or PCRE2's for `-P`.
 pub enum Matcher {
@@ -54,11 +65,15 @@ impl Matcher {
 
     /// A position, in the first line of `hay[from..]` that has a match, at
     /// or after that match's start.  `from` is a line start.  A failure
-    /// (`-P`'s) comes with the start of the line it ended the search in.
-    pub fn find(&self, hay: &[u8], from: usize) -> Result<Option<usize>, (MatchFailure, usize)> {
+    /// comes with the start of the line it ended the search in.
+    pub fn find(&self, hay: &[u8], from: usize) -> Result<Option<usize>, (Undecided, usize)> {
         match self {
-            Matcher::Regex(m) => Ok(m.find(hay, from)),
-            Matcher::Perl(m) => m.find(hay, from),
+            Matcher::Regex(m) => m
+                .find(hay, from)
+                .map_err(|at| (Undecided::MemoryExhausted, at)),
+            Matcher::Perl(m) => m
+                .find(hay, from)
+                .map_err(|(f, at)| (Undecided::Pcre(f), at)),
         }
     }
 
@@ -79,7 +94,7 @@ impl Matcher {
         }
     }
 
-    pub fn is_match(&self, line: &[u8]) -> Result<bool, MatchFailure> {
+    pub fn is_match(&self, line: &[u8]) -> Result<bool, Undecided> {
         match self.find(line, 0) {
             Ok(found) => Ok(found.is_some()),
             Err((failure, _)) => Err(failure),
@@ -88,10 +103,13 @@ impl Matcher {
 
     /// The matches `-o` prints in a line, as (start, end), and the failure
     /// that kept the rest from being found.
-    pub fn matches(&self, line: &[u8]) -> (Vec<(usize, usize)>, Option<MatchFailure>) {
+    pub fn matches(&self, line: &[u8]) -> (Vec<(usize, usize)>, Option<Undecided>) {
         match self {
-            Matcher::Regex(m) => (m.matches(line), None),
-            Matcher::Perl(m) => m.matches(line),
+            Matcher::Regex(m) => m.matches(line),
+            Matcher::Perl(m) => {
+                let (found, failure) = m.matches(line);
+                (found, failure.map(Undecided::Pcre))
+            }
         }
     }
 }
@@ -181,13 +199,16 @@ pub(super) mod syntax_bits {
         | NEWLINE_ALT;
 }
 
+/// An engine's answer, or a line glibc's regex cannot take.
+pub(super) type Decided<T> = Result<Option<T>, LineTooLong>;
+
 /// What the match rules need of an engine.
 pub(super) trait Engine {
     /// The leftmost match at or after `from`: its start, and its end
     /// (the longest at that start).
-    fn leftmost(&self, line: &[u8], from: usize) -> Option<(usize, usize)>;
+    fn leftmost(&self, line: &[u8], from: usize) -> Decided<(usize, usize)>;
     /// The end of the longest match at `start` within `line[..limit]`.
-    fn longest_end(&self, line: &[u8], start: usize, limit: usize) -> Option<usize>;
+    fn longest_end(&self, line: &[u8], start: usize, limit: usize) -> Decided<usize>;
 }
 
 enum PatternEngine {
@@ -211,23 +232,24 @@ impl PatternEngine {
 struct Alternation<'a>(Vec<&'a PatternEngine>, bool);
 
 impl Engine for Alternation<'_> {
-    fn leftmost(&self, line: &[u8], from: usize) -> Option<(usize, usize)> {
+    fn leftmost(&self, line: &[u8], from: usize) -> Decided<(usize, usize)> {
         let mut best: Option<(usize, usize)> = None;
         for p in &self.0 {
-            if let Some((s, e)) = p.engine(self.1).leftmost(line, from) {
+            if let Some((s, e)) = p.engine(self.1).leftmost(line, from)? {
                 if best.is_none_or(|(bs, be)| s < bs || (s == bs && e > be)) {
                     best = Some((s, e));
                 }
             }
         }
-        best
+        Ok(best)
     }
 
-    fn longest_end(&self, line: &[u8], start: usize, limit: usize) -> Option<usize> {
-        self.0
-            .iter()
-            .filter_map(|p| p.engine(self.1).longest_end(line, start, limit))
-            .max()
+    fn longest_end(&self, line: &[u8], start: usize, limit: usize) -> Decided<usize> {
+        let mut longest = None;
+        for p in &self.0 {
+            longest = longest.max(p.engine(self.1).longest_end(line, start, limit)?);
+        }
+        Ok(longest)
     }
 }
 
@@ -238,30 +260,39 @@ struct RegexEngine {
     longest: Regex,
 }
 
-impl Engine for RegexEngine {
-    fn leftmost(&self, line: &[u8], from: usize) -> Option<(usize, usize)> {
-        let m = self.first.search(&Input::new(line).range(from..))?;
-        let end = self
-            .longest_end(line, m.start(), line.len())
-            .unwrap_or(m.end());
-        Some((m.start(), end.max(m.end())))
-    }
-
+impl RegexEngine {
     /// The assertions still see the whole line.
-    fn longest_end(&self, line: &[u8], start: usize, limit: usize) -> Option<usize> {
+    fn longest_end_in(&self, line: &[u8], start: usize, limit: usize) -> Option<usize> {
         let input = Input::new(line).range(start..limit).anchored(Anchored::Yes);
         self.longest.search(&input).map(|m| m.end())
     }
 }
 
+/// Rust's regex takes any line.
+impl Engine for RegexEngine {
+    fn leftmost(&self, line: &[u8], from: usize) -> Decided<(usize, usize)> {
+        let Some(m) = self.first.search(&Input::new(line).range(from..)) else {
+            return Ok(None);
+        };
+        let end = self
+            .longest_end_in(line, m.start(), line.len())
+            .unwrap_or(m.end());
+        Ok(Some((m.start(), end.max(m.end()))))
+    }
+
+    fn longest_end(&self, line: &[u8], start: usize, limit: usize) -> Decided<usize> {
+        Ok(self.longest_end_in(line, start, limit))
+    }
+}
+
 impl Engine for GnuRegex {
-    fn leftmost(&self, line: &[u8], from: usize) -> Option<(usize, usize)> {
+    fn leftmost(&self, line: &[u8], from: usize) -> Decided<(usize, usize)> {
         self.search(line, from)
     }
 
     /// As GNU asks glibc: the line cut at `limit`.
-    fn longest_end(&self, line: &[u8], start: usize, limit: usize) -> Option<usize> {
-        self.match_len(line, start, limit).map(|n| start + n)
+    fn longest_end(&self, line: &[u8], start: usize, limit: usize) -> Decided<usize> {
+        Ok(self.match_len(line, start, limit)?.map(|n| start + n))
     }
 }
 
@@ -432,13 +463,16 @@ impl RegexMatcher {
     }
 
     /// A position, in the first line of `hay[from..]` that has a match, at
-    /// or after that match's start.  `from` is a line start.
-    pub fn find(&self, hay: &[u8], from: usize) -> Option<usize> {
+    /// or after that match's start.  `from` is a line start.  `Err`: the
+    /// start of a line only glibc could decide, too long for it.
+    pub fn find(&self, hay: &[u8], from: usize) -> Result<Option<usize>, usize> {
         let mut pos = from;
         loop {
-            let m = self.candidate(hay, pos)?;
+            let Some(m) = self.candidate(hay, pos) else {
+                return Ok(None);
+            };
             if !self.check_lines {
-                return Some(m);
+                return Ok(Some(m));
             }
             let t = self.terminator;
             let start = memchr::memrchr(t, &hay[pos..m]).map_or(pos, |p| pos + p + 1);
@@ -446,11 +480,13 @@ impl RegexMatcher {
             // The whole line is checked: an exact engine may read the
             // pattern more widely than the candidate regex (glibc's `.`
             // takes long forms), and so match before m.
-            if self.first_match(&hay[start..end], 0, false).is_some() {
-                return Some(m);
+            match self.first_match(&hay[start..end], 0, false) {
+                Ok(Some(_)) => return Ok(Some(m)),
+                Ok(None) => {}
+                Err(LineTooLong) => return Err(start),
             }
             if end >= hay.len() {
-                return None;
+                return Ok(None);
             }
             pos = end + 1;
         }
@@ -458,13 +494,15 @@ impl RegexMatcher {
 
     /// The matches `-o` prints in a line, as (start, end): each search
     /// starting where the last match ended, an empty match moving on one
-    /// byte and not reported.
-    pub fn matches(&self, line: &[u8]) -> Vec<(usize, usize)> {
+    /// byte and not reported; and what kept the rest from being found.
+    pub fn matches(&self, line: &[u8]) -> (Vec<(usize, usize)>, Option<Undecided>) {
         let mut found = Vec::new();
         let mut at = 0;
         while at < line.len() {
-            let Some((start, end)) = self.first_match(line, at, true) else {
-                break;
+            let (start, end) = match self.first_match(line, at, true) {
+                Ok(Some(m)) => m,
+                Ok(None) => break,
+                Err(LineTooLong) => return (found, Some(Undecided::MemoryExhausted)),
             };
             if start == line.len() {
                 break;
@@ -476,28 +514,26 @@ impl RegexMatcher {
                 at = end;
             }
         }
-        found
+        (found, None)
     }
 
     /// The first match at or after `from`, to select the line (`report`
     /// false) or to print it with `-o` (true): the leftmost of the joint
     /// patterns' and of each back-reference pattern's, the longest there.
-    fn first_match(&self, line: &[u8], from: usize, report: bool) -> Option<(usize, usize)> {
-        let joint = self
-            .joint
-            .as_ref()
-            .and_then(|j| self.joint_match(j, line, from, report));
-        self.backrefs
-            .iter()
-            .filter_map(|b| self.engine_match(b, line, from, false))
-            .chain(joint)
-            .reduce(|best, m| {
-                if m.0 < best.0 || (m.0 == best.0 && m.1 > best.1) {
-                    m
-                } else {
-                    best
+    fn first_match(&self, line: &[u8], from: usize, report: bool) -> Decided<(usize, usize)> {
+        let joint = match &self.joint {
+            Some(j) => self.joint_match(j, line, from, report)?,
+            None => None,
+        };
+        let mut best = joint;
+        for b in &self.backrefs {
+            if let Some(m) = self.engine_match(b, line, from, false)? {
+                if best.is_none_or(|best| m.0 < best.0 || (m.0 == best.0 && m.1 > best.1)) {
+                    best = Some(m);
                 }
-            })
+            }
+        }
+        Ok(best)
     }
 
     /// The joint patterns' first match.  GNU's DFA selects, and glibc's
@@ -508,7 +544,7 @@ impl RegexMatcher {
         line: &[u8],
         from: usize,
         report: bool,
-    ) -> Option<(usize, usize)> {
+    ) -> Decided<(usize, usize)> {
         let wide = report || (self.word && self.locale == Locale::Utf8);
         let Some(exact) = &joint.exact else {
             // The regex holds -x itself.
@@ -530,7 +566,7 @@ impl RegexMatcher {
                 .is_some_and(|g| may_hold_long_form(line) && !self.gate_passes(g, line));
         if gated && self.word && self.locale == Locale::Utf8 {
             // GNU's DFA decides nothing then: every pattern went to glibc.
-            return None;
+            return Ok(None);
         }
         let members: Vec<&PatternEngine> = exact
             .iter()
@@ -538,10 +574,13 @@ impl RegexMatcher {
             .collect();
         if self.line {
             // Each pattern's own regex holds -x; glibc's is told.
-            return members.into_iter().find_map(|p| {
+            for p in members {
                 let glibc = matches!(p, PatternEngine::Gnu(_));
-                self.engine_match(p.engine(wide), line, from, glibc)
-            });
+                if let Some(m) = self.engine_match(p.engine(wide), line, from, glibc)? {
+                    return Ok(Some(m));
+                }
+            }
+            return Ok(None);
         }
         self.engine_match(&Alternation(members, wide), line, from, false)
     }
@@ -551,7 +590,7 @@ impl RegexMatcher {
     fn gate_passes(&self, gate: &[Backtracker], line: &[u8]) -> bool {
         gate.iter().any(|b| {
             let mut from = 0;
-            while let Some((start, _)) = b.leftmost(line, from) {
+            while let Some((start, _)) = b.leftmost_in(line, from) {
                 if self.is_boundary(line, start) {
                     return true;
                 }
@@ -569,38 +608,40 @@ impl RegexMatcher {
         line: &[u8],
         from: usize,
         whole_line: bool,
-    ) -> Option<(usize, usize)> {
+    ) -> Decided<(usize, usize)> {
         if whole_line {
-            let full = from == 0 && engine.leftmost(line, 0) == Some((0, line.len()));
-            return full.then_some((0, line.len()));
+            let full = from == 0 && engine.leftmost(line, 0)? == Some((0, line.len()));
+            return Ok(full.then_some((0, line.len())));
         }
         let mut from = from;
         while from <= line.len() {
-            let (start, mut end) = engine.leftmost(line, from)?;
+            let Some((start, mut end)) = engine.leftmost(line, from)? else {
+                return Ok(None);
+            };
             if !self.byte_starts && !self.is_boundary(line, start) {
                 from = start + 1;
                 continue;
             }
             if !self.word {
-                return Some((start, end));
+                return Ok(Some((start, end)));
             }
             let clear_before = !self.word_before(line, start);
             loop {
                 if clear_before && !self.word_at(line, end) {
-                    return Some((start, end));
+                    return Ok(Some((start, end)));
                 }
                 if end == start {
                     break;
                 }
                 // A shorter match, but not an empty one.
-                match engine.longest_end(line, start, end - 1) {
+                match engine.longest_end(line, start, end - 1)? {
                     Some(e) if e > start => end = e,
                     _ => break,
                 }
             }
             from = start + 1;
         }
-        None
+        Ok(None)
     }
 
     /// Does a character (or an encoding error) of the line, decoded from
@@ -807,7 +848,13 @@ fn compile_as_joined(pattern: &[u8], bits: u64, utf8: bool) -> Result<GnuRegex, 
 }
 
 fn may_hold_long_form(line: &[u8]) -> bool {
-    line.iter().any(|&b| b >= 0xf4)
+    // A branch-free test per block, which the compiler makes a vector
+    // compare: lines can be gigabytes long.
+    let mut blocks = line.chunks_exact(64);
+    let found = blocks
+        .by_ref()
+        .any(|block| block.iter().fold(0u8, |m, &b| m | u8::from(b >= 0xf4)) != 0);
+    found || blocks.remainder().iter().any(|&b| b >= 0xf4)
 }
 
 /// Would GNU search these patterns as plain strings: `-F`, or no
@@ -838,4 +885,31 @@ fn plain_literal(patterns: &[Vec<u8>], cfg: &PatternConfig) -> Option<Vec<u8>> {
         Syntax::Extended | Syntax::Perl => b"\\[]*.^$+?(){}|",
     };
     (!p.iter().any(|b| special.contains(b))).then(|| p.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::may_hold_long_form;
+
+    /// The block test against the plain one, with the byte at every
+    /// position of lines of every length up to a few blocks, at every
+    /// alignment.
+    #[test]
+    fn long_form_lead_found_at_every_position_and_alignment() {
+        let naive = |line: &[u8]| line.iter().any(|&b| b >= 0xf4);
+        let mut buf = vec![b'x'; 300];
+        for align in 0..8 {
+            for len in 0..200 {
+                let line = &mut buf[align..align + len];
+                assert_eq!(may_hold_long_form(line), naive(line));
+                for at in 0..len {
+                    for b in [0xf3, 0xf4, 0xff] {
+                        line[at] = b;
+                        assert_eq!(may_hold_long_form(line), naive(line), "{len} {at} {b:#x}");
+                        line[at] = b'x';
+                    }
+                }
+            }
+        }
+    }
 }

@@ -4,17 +4,17 @@
 
 use std::io::{self, Write};
 
-use samebytes_pcre2::MatchFailure;
+use super::matcher::Undecided;
 
-/// What ends the whole run early: stdout failed, or (`-P`) PCRE2 could
-/// not decide a match, where GNU dies.
+/// What ends the whole run early: stdout failed, or a line could not be
+/// decided, where GNU dies.
 pub(super) enum Stop {
     Write(io::Error),
-    Match(MatchFailure),
+    Match(Undecided),
 }
 
-impl From<MatchFailure> for Stop {
-    fn from(f: MatchFailure) -> Stop {
+impl From<Undecided> for Stop {
+    fn from(f: Undecided) -> Stop {
         Stop::Match(f)
     }
 }

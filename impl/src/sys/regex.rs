@@ -161,10 +161,10 @@ impl GnuRegex {
 
     /// The leftmost match in `line` at or after `from`, as GNU grep asks
     /// for it: `re_search`, and the end of the whole match from its
-    /// registers.  `None` also for a line too long for glibc's offsets.
-    pub fn search(&self, line: &[u8], from: usize) -> Option<(usize, usize)> {
-        let len = libc::c_int::try_from(line.len()).ok()?;
-        let from = libc::c_int::try_from(from).ok()?;
+    /// registers.
+    pub fn search(&self, line: &[u8], from: usize) -> Result<Option<(usize, usize)>, LineTooLong> {
+        let len = libc::c_int::try_from(line.len()).map_err(|_| LineTooLong)?;
+        let from = libc::c_int::try_from(from).map_err(|_| LineTooLong)?;
         let mut guard = self.cell.lock().unwrap_or_else(|e| e.into_inner());
         let cell = &mut *guard;
         let found = in_locale(self.locale, || {
@@ -187,18 +187,21 @@ impl GnuRegex {
             // SAFETY: after a match, register 0 holds the whole match.
             let end = unsafe { *cell.regs.end };
             Some((start, end))
-        })?;
-        Some((
-            usize::try_from(found.0).ok()?,
-            usize::try_from(found.1).ok()?,
-        ))
+        });
+        // Offsets glibc gave within a line it could take.
+        Ok(found.map(|(start, end)| (start as usize, end as usize)))
     }
 
     /// The length of the longest match at `start` in `line[..end]`.  With
     /// `end` short of the line, `$` does not match there (GNU's `not_eol`).
-    pub fn match_len(&self, line: &[u8], start: usize, end: usize) -> Option<usize> {
-        let len = libc::c_int::try_from(end).ok()?;
-        let start = libc::c_int::try_from(start).ok()?;
+    pub fn match_len(
+        &self,
+        line: &[u8],
+        start: usize,
+        end: usize,
+    ) -> Result<Option<usize>, LineTooLong> {
+        let len = libc::c_int::try_from(end).map_err(|_| LineTooLong)?;
+        let start = libc::c_int::try_from(start).map_err(|_| LineTooLong)?;
         let mut cell = self.cell.lock().unwrap_or_else(|e| e.into_inner());
         let n = in_locale(self.locale, || {
             if end < line.len() {
@@ -217,9 +220,14 @@ impl GnuRegex {
                 )
             }
         });
-        usize::try_from(n).ok()
+        Ok(usize::try_from(n).ok())
     }
 }
+
+/// A line longer than glibc's offsets (`regoff_t`, an int) reach: its
+/// regex cannot search it, and GNU grep dies (`memory exhausted`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineTooLong;
 
 #[cfg(test)]
 mod tests {
