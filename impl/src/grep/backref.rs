@@ -39,9 +39,10 @@ use regex_syntax::hir::{Class, Hir, HirKind, Look};
 use samebytes_spec::grep::PatternConfig;
 use samebytes_spec::Locale;
 
-use super::matcher::{Decided, Engine};
+use super::matcher::Engine;
 use super::translate;
 use crate::sys;
+use crate::sys::LineTooLong;
 use crate::utf8::{self, Head};
 use crate::wc::classes;
 
@@ -445,11 +446,16 @@ impl Backtracker {
 
 /// Positions are `usize`: any line is taken.
 impl Engine for Backtracker {
-    fn leftmost(&self, line: &[u8], from: usize) -> Decided<(usize, usize)> {
+    fn leftmost(&self, line: &[u8], from: usize) -> Result<Option<(usize, usize)>, LineTooLong> {
         Ok(self.leftmost_in(line, from))
     }
 
-    fn longest_end(&self, line: &[u8], start: usize, limit: usize) -> Decided<usize> {
+    fn longest_end(
+        &self,
+        line: &[u8],
+        start: usize,
+        limit: usize,
+    ) -> Result<Option<usize>, LineTooLong> {
         Ok(self
             .ends(line, start)
             .into_iter()

@@ -199,16 +199,19 @@ pub(super) mod syntax_bits {
         | NEWLINE_ALT;
 }
 
-/// An engine's answer, or a line glibc's regex cannot take.
-pub(super) type Decided<T> = Result<Option<T>, LineTooLong>;
-
-/// What the match rules need of an engine.
+/// What the match rules need of an engine.  `Err`: a line glibc's regex
+/// cannot take.
 pub(super) trait Engine {
     /// The leftmost match at or after `from`: its start, and its end
     /// (the longest at that start).
-    fn leftmost(&self, line: &[u8], from: usize) -> Decided<(usize, usize)>;
+    fn leftmost(&self, line: &[u8], from: usize) -> Result<Option<(usize, usize)>, LineTooLong>;
     /// The end of the longest match at `start` within `line[..limit]`.
-    fn longest_end(&self, line: &[u8], start: usize, limit: usize) -> Decided<usize>;
+    fn longest_end(
+        &self,
+        line: &[u8],
+        start: usize,
+        limit: usize,
+    ) -> Result<Option<usize>, LineTooLong>;
 }
 
 enum PatternEngine {
@@ -232,7 +235,7 @@ impl PatternEngine {
 struct Alternation<'a>(Vec<&'a PatternEngine>, bool);
 
 impl Engine for Alternation<'_> {
-    fn leftmost(&self, line: &[u8], from: usize) -> Decided<(usize, usize)> {
+    fn leftmost(&self, line: &[u8], from: usize) -> Result<Option<(usize, usize)>, LineTooLong> {
         let mut best: Option<(usize, usize)> = None;
         for p in &self.0 {
             if let Some((s, e)) = p.engine(self.1).leftmost(line, from)? {
@@ -244,7 +247,12 @@ impl Engine for Alternation<'_> {
         Ok(best)
     }
 
-    fn longest_end(&self, line: &[u8], start: usize, limit: usize) -> Decided<usize> {
+    fn longest_end(
+        &self,
+        line: &[u8],
+        start: usize,
+        limit: usize,
+    ) -> Result<Option<usize>, LineTooLong> {
         let mut longest = None;
         for p in &self.0 {
             longest = longest.max(p.engine(self.1).longest_end(line, start, limit)?);
@@ -270,7 +278,7 @@ impl RegexEngine {
 
 /// Rust's regex takes any line.
 impl Engine for RegexEngine {
-    fn leftmost(&self, line: &[u8], from: usize) -> Decided<(usize, usize)> {
+    fn leftmost(&self, line: &[u8], from: usize) -> Result<Option<(usize, usize)>, LineTooLong> {
         let Some(m) = self.first.search(&Input::new(line).range(from..)) else {
             return Ok(None);
         };
@@ -280,18 +288,28 @@ impl Engine for RegexEngine {
         Ok(Some((m.start(), end.max(m.end()))))
     }
 
-    fn longest_end(&self, line: &[u8], start: usize, limit: usize) -> Decided<usize> {
+    fn longest_end(
+        &self,
+        line: &[u8],
+        start: usize,
+        limit: usize,
+    ) -> Result<Option<usize>, LineTooLong> {
         Ok(self.longest_end_in(line, start, limit))
     }
 }
 
 impl Engine for GnuRegex {
-    fn leftmost(&self, line: &[u8], from: usize) -> Decided<(usize, usize)> {
+    fn leftmost(&self, line: &[u8], from: usize) -> Result<Option<(usize, usize)>, LineTooLong> {
         self.search(line, from)
     }
 
     /// As GNU asks glibc: the line cut at `limit`.
-    fn longest_end(&self, line: &[u8], start: usize, limit: usize) -> Decided<usize> {
+    fn longest_end(
+        &self,
+        line: &[u8],
+        start: usize,
+        limit: usize,
+    ) -> Result<Option<usize>, LineTooLong> {
         Ok(self.match_len(line, start, limit)?.map(|n| start + n))
     }
 }
@@ -520,7 +538,12 @@ impl RegexMatcher {
     /// The first match at or after `from`, to select the line (`report`
     /// false) or to print it with `-o` (true): the leftmost of the joint
     /// patterns' and of each back-reference pattern's, the longest there.
-    fn first_match(&self, line: &[u8], from: usize, report: bool) -> Decided<(usize, usize)> {
+    fn first_match(
+        &self,
+        line: &[u8],
+        from: usize,
+        report: bool,
+    ) -> Result<Option<(usize, usize)>, LineTooLong> {
         let joint = match &self.joint {
             Some(j) => self.joint_match(j, line, from, report)?,
             None => None,
@@ -544,7 +567,7 @@ impl RegexMatcher {
         line: &[u8],
         from: usize,
         report: bool,
-    ) -> Decided<(usize, usize)> {
+    ) -> Result<Option<(usize, usize)>, LineTooLong> {
         let wide = report || (self.word && self.locale == Locale::Utf8);
         let Some(exact) = &joint.exact else {
             // The regex holds -x itself.
@@ -608,7 +631,7 @@ impl RegexMatcher {
         line: &[u8],
         from: usize,
         whole_line: bool,
-    ) -> Decided<(usize, usize)> {
+    ) -> Result<Option<(usize, usize)>, LineTooLong> {
         if whole_line {
             let full = from == 0 && engine.leftmost(line, 0)? == Some((0, line.len()));
             return Ok(full.then_some((0, line.len())));
