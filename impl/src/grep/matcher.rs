@@ -912,7 +912,54 @@ fn plain_literal(patterns: &[Vec<u8>], cfg: &PatternConfig) -> Option<Vec<u8>> {
 
 #[cfg(test)]
 mod tests {
-    use super::may_hold_long_form;
+    use super::{may_hold_long_form, Matcher, Undecided};
+    use samebytes_spec::grep::{PatternConfig, Syntax};
+    use samebytes_spec::Locale;
+
+    /// A line longer than glibc's offsets reach, which only glibc's regex
+    /// can decide (`\<` in UTF-8, on a line that is not ASCII): the
+    /// matcher answers for the lines before it and says the line cannot
+    /// be decided, for a search and for `-o`, rather than answer.  The
+    /// line's bytes are zero pages nothing writes: the allocation costs
+    /// address space, not memory.  (tests/grep_gnu.rs runs this against
+    /// GNU's grep.)
+    #[test]
+    fn a_line_past_glibcs_offsets_is_undecided() {
+        let cfg = PatternConfig {
+            syntax: Syntax::Basic,
+            ignore_case: false,
+            word: false,
+            line: false,
+            locale: Locale::Utf8,
+            terminator: b'\n',
+        };
+        let (m, _) = Matcher::build(&[b"\\<ab".to_vec()], &cfg).expect("compiles");
+        let head = b"x ab\n";
+        let tail = " \u{e9} ab\n".as_bytes();
+        let len = head.len() + (1usize << 31) + tail.len();
+        let mut hay = vec![0u8; len];
+        hay[..head.len()].copy_from_slice(head);
+        hay[len - tail.len()..].copy_from_slice(tail);
+        // The short line first: a position in it.
+        assert!(matches!(m.find(&hay, 0), Ok(Some(p)) if p < head.len()));
+        assert_eq!(
+            m.find(&hay, head.len()),
+            Err((Undecided::MemoryExhausted, head.len()))
+        );
+        let line = &hay[head.len()..len - 1];
+        assert_eq!(m.is_match(line), Err(Undecided::MemoryExhausted));
+        assert_eq!(
+            m.matches(line),
+            (Vec::new(), Some(Undecided::MemoryExhausted))
+        );
+        // Where ours needs no glibc (a plain `ab`), the line is answered.
+        let (plain, _) = Matcher::build(&[b"ab".to_vec()], &cfg).expect("compiles");
+        let answered = plain.find(&hay, head.len());
+        assert!(
+            matches!(answered, Ok(Some(p)) if p >= len - tail.len()),
+            "{answered:?}"
+        );
+    }
 
     /// The block test against the plain one, with the byte at every
     /// position of lines of every length up to a few blocks, at every

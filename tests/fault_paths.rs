@@ -1,0 +1,115 @@
+//! Faults around the data path, forced on the binaries under the fault
+//! layer: files that cannot be described (`stat` failing), entries of a
+//! tree that cannot be opened or described.  The binary campaign meets
+//! each in a share of its cases; here each is forced so that a few seconds
+//! check them all (the mutation gate runs this file), and the files' cases
+//! run GNU's own tools as well.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::campaign_binaries as binaries;
+use samebytes_oracle::binary::case::Faults;
+use samebytes_oracle::binary::{check, expected, generate, run, StdoutKind, Tool};
+use samebytes_oracle::faultplan::{Kind, Outcome};
+use samebytes_spec::world::{Node, Stdin};
+
+/// Files whose every `stat` fails with EIO though they open and read (a
+/// file system whose attributes fail): GNU's wc leaves them out of its
+/// number width and reads a `--files0-from` list it cannot size name by
+/// name; cat and grep report each and go on; grep reads a `-f` file all
+/// the same.  The system's GNU tools under the layer, the spec, and ours
+/// agree on each.
+#[test]
+fn stat_failures_follow_gnu() {
+    let files: [(&str, &[u8]); 4] = [
+        ("f1", b"a b\nc\n"),
+        ("f2", b"hello\n"),
+        ("pats", b"b\n"),
+        ("list", b"f1\0f2\0"),
+    ];
+    let cases: &[(Tool, &[&str], &str)] = &[
+        (Tool::Wc, &["f1", "f2"], "f1"),
+        (Tool::Wc, &["f1", "f2"], "f2"),
+        (Tool::Wc, &["-c", "f1", "f2"], "f1"),
+        (Tool::Wc, &["-l", "--files0-from=list"], "list"),
+        (Tool::Wc, &["--files0-from=list"], "f2"),
+        (Tool::Cat, &["f1", "f2"], "f1"),
+        (Tool::Cat, &["-n", "f1", "f2"], "f2"),
+        (Tool::Grep, &["-e", "b", "-e", "h", "f1", "f2"], "f1"),
+        (Tool::Grep, &["-c", "h", "f1", "f2"], "f2"),
+        (Tool::Grep, &["-f", "pats", "f1", "f2"], "pats"),
+    ];
+    for (i, &(tool, args, failing)) in cases.iter().enumerate() {
+        let mut case = generate(tool, i as u64);
+        case.args = args.iter().map(|a| a.as_bytes().to_vec()).collect();
+        case.tree = None;
+        case.world.files = files
+            .iter()
+            .map(|(n, d)| (n.as_bytes().to_vec(), Node::Regular(d.to_vec())))
+            .collect();
+        case.world.read_errors = Default::default();
+        case.world.stdin = Stdin::default();
+        case.world.stat_fails = [failing.as_bytes().to_vec()].into();
+        case.faults = Faults {
+            output_failure: None,
+            close_failure: None,
+            ..case.faults
+        };
+        case.stdout = StdoutKind::Pipe;
+        case.stderr_full = false;
+        case.reader_stops_after = None;
+        case.sigpipe_default = false;
+        let want = expected(&case);
+        let gnu = PathBuf::from("/usr/bin").join(tool.name());
+        for binary in [gnu, binaries().tool(tool)] {
+            let got = run::run(&case, &binary, &binaries().layer());
+            let what = format!("{} {args:?}, stat of {failing} failing", binary.display());
+            // A pattern file is read whatever `stat` says: GNU's stdio
+            // sizes its buffer through the C library's own call, and ours
+            // asks only for a size hint, so a failure there may not show.
+            assert!(
+                failing == "pats" || got.counts.get(Kind::Stat, Outcome::InputFailed) > 0,
+                "{what}: no stat failed"
+            );
+            let shown = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+            assert_eq!(
+                shown(&want.stdout),
+                shown(&got.stdout.unwrap_or_default()),
+                "{what}"
+            );
+            assert_eq!(shown(&want.stderr), shown(&got.stderr), "{what}");
+            assert_eq!(want.status, got.status, "{what}");
+        }
+    }
+}
+
+/// Recursive cases whose entries cannot be opened (ENOENT, EMFILE, ENFILE,
+/// EIO) or described (every `stat` failing with EIO): the generator's
+/// own trees, each case run against the spec.
+#[test]
+fn tree_entries_that_cannot_be_opened_or_described_follow_the_spec() {
+    let (mut opened, mut described) = (0, 0);
+    for seed in 0..6000u64 {
+        let mut case = generate(Tool::Grep, seed);
+        let Some(tree) = &case.tree else { continue };
+        let opens = !tree.open_errors.is_empty();
+        let stats = !tree.stat_errors.is_empty();
+        if !(opens && opened < 10 || stats && described < 10) {
+            continue;
+        }
+        case.faults.output_failure = None;
+        case.faults.close_failure = None;
+        case.stderr_full = false;
+        if let Err(m) = check(&case, binaries()).1 {
+            panic!("{m}\n{case}");
+        }
+        opened += usize::from(opens);
+        described += usize::from(stats);
+        if opened >= 10 && described >= 10 {
+            return;
+        }
+    }
+    panic!("{opened} trees with open failures and {described} with stat failures in 6000 seeds");
+}
