@@ -16,10 +16,10 @@ use samebytes_oracle::faultplan::{Kind, Outcome};
 use samebytes_spec::world::{Node, Stdin};
 
 /// Files whose every `stat` fails with EIO though they open and read (a
-/// file system whose attributes fail): GNU's wc leaves them out of its
-/// number width and reads a `--files0-from` list it cannot size name by
-/// name; cat and grep report each and go on; grep reads a `-f` file all
-/// the same.  The system's GNU tools under the layer, the spec, and ours
+/// file system whose attributes fail), a regular stdin among them: GNU's
+/// wc leaves them out of its number width and reads a `--files0-from`
+/// list it cannot size name by name; cat and grep report each and go on;
+/// grep reads a `-f` file (or `-f -`) all the same.  The system's GNU tools under the layer, the spec, and ours
 /// agree on each.
 #[test]
 fn stat_failures_follow_gnu() {
@@ -40,6 +40,12 @@ fn stat_failures_follow_gnu() {
         (Tool::Grep, &["-e", "b", "-e", "h", "f1", "f2"], "f1"),
         (Tool::Grep, &["-c", "h", "f1", "f2"], "f2"),
         (Tool::Grep, &["-f", "pats", "f1", "f2"], "pats"),
+        // `-`: a regular stdin that cannot be described.
+        (Tool::Wc, &[], "-"),
+        (Tool::Wc, &["-c", "f1", "-"], "-"),
+        (Tool::Cat, &["f1", "-", "f2"], "-"),
+        (Tool::Grep, &["-c", "a"], "-"),
+        (Tool::Grep, &["-f", "-", "f1"], "-"),
     ];
     for (i, &(tool, args, failing)) in cases.iter().enumerate() {
         let mut case = generate(tool, i as u64);
@@ -50,8 +56,15 @@ fn stat_failures_follow_gnu() {
             .map(|(n, d)| (n.as_bytes().to_vec(), Node::Regular(d.to_vec())))
             .collect();
         case.world.read_errors = Default::default();
-        case.world.stdin = Stdin::default();
-        case.world.stat_fails = [failing.as_bytes().to_vec()].into();
+        case.world.stdin = Stdin {
+            node: Node::Regular(b"a b\nh\n".to_vec()),
+            offset: 0,
+        };
+        case.world.stdin_stat_fails = failing == "-";
+        case.world.stat_fails = match failing {
+            "-" => Default::default(),
+            name => [name.as_bytes().to_vec()].into(),
+        };
         case.faults = Faults {
             output_failure: None,
             close_failure: None,
@@ -69,8 +82,9 @@ fn stat_failures_follow_gnu() {
             // A pattern file is read whatever `stat` says: GNU's stdio
             // sizes its buffer through the C library's own call, and ours
             // asks only for a size hint, so a failure there may not show.
+            let read_whole = failing == "pats" || args.contains(&"-f");
             assert!(
-                failing == "pats" || got.counts.get(Kind::Stat, Outcome::InputFailed) > 0,
+                read_whole || got.counts.get(Kind::Stat, Outcome::InputFailed) > 0,
                 "{what}: no stat failed"
             );
             let shown = |b: &[u8]| String::from_utf8_lossy(b).into_owned();

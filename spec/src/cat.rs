@@ -655,7 +655,11 @@ fn cat_until_exit(
             return (out, false);
         }
         let read = if name.as_slice() == b"-" {
-            Ok(reads.read_stdin())
+            // Described before it is read: one that cannot be is not read.
+            match world.stdin_stat_fails {
+                true => Err(Errno::Io),
+                false => Ok(reads.read_stdin()),
+            }
         } else if let Some(now) = stdout.file_named(name, world, &out.stdout) {
             // The output file itself, opened afresh: reading starts at its
             // first byte, and it now holds what cat has written to it.

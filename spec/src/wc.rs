@@ -759,6 +759,9 @@ fn counts_of_read(
     let counts = count(data, env);
     let bytes_only = select.bytes_only(env.locale);
     let stdin = name.is_none_or(|n| n == b"-");
+    if stdin && world.stdin_stat_fails {
+        return (counts, read_error);
+    }
     let (node, start, error_at) = if stdin {
         (
             &world.stdin.node,

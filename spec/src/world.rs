@@ -66,6 +66,8 @@ pub struct World {
     /// descriptor) fails to describe, with EIO, though they open and read:
     /// a file system whose attributes fail (FUSE, NFS).
     pub stat_fails: BTreeSet<Vec<u8>>,
+    /// The same for a regular stdin: `fstat(0)` fails with EIO.
+    pub stdin_stat_fails: bool,
 }
 
 /// Where reads fail with EIO: per named regular file, and for a regular
@@ -127,9 +129,14 @@ impl World {
         self.stdin.node == Node::Closed
     }
 
-    /// `fstat(0)`: fails only on a closed descriptor.
+    /// `fstat(0)`: fails on a closed descriptor, and on a file that cannot
+    /// be described.
     pub fn fstat_stdin(&self) -> Result<Stat, Errno> {
-        node_stat(&self.stdin.node)
+        let stat = node_stat(&self.stdin.node)?;
+        match self.stdin_stat_fails {
+            true => Err(Errno::Io),
+            false => Ok(stat),
+        }
     }
 
     pub fn stat_stdin(&self) -> Stat {

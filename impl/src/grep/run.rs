@@ -17,7 +17,7 @@ use super::ordered::{search_ordered, Printer};
 use super::paint::Palette;
 use super::search::Search;
 use super::sink::{Sink, Stop};
-use super::system::{read_all, GrepSystem};
+use super::system::GrepSystem;
 use super::walk::{WalkState, Walker};
 use super::GrepConfig;
 use crate::io::diagnose;
@@ -52,7 +52,7 @@ pub fn run(
         let _ = writeln!(stderr, "{program}: {w}");
     }
     let patterns = assemble_patterns(&opts.sources, |name| match name {
-        b"-" => read_all(system.open_stdin()),
+        b"-" => system.read_stdin_whole(),
         _ => system.files().read_whole(name),
     });
     let patterns = match patterns {
@@ -101,7 +101,7 @@ pub fn run(
         }
     };
     let filters = Filters::read(&opts, env.locale, |name| match name {
-        b"-" => read_all(system.open_stdin()),
+        b"-" => system.read_stdin_whole(),
         _ => system.files().read_whole(name),
     });
     let filters = match filters {

@@ -175,6 +175,10 @@ pub trait GrepSystem {
     /// Read a stdin that cannot seek to its end, as GNU's `finalize_input`
     /// does when it stopped early, so that its writer is not cut off.
     fn drain_stdin(&self) -> io::Result<()>;
+    /// Read stdin whole (`-f -`, `--exclude-from=-`).
+    fn read_stdin_whole(&self) -> io::Result<Vec<u8>> {
+        read_all(self.open_stdin())
+    }
 }
 
 /// A directory listed: its identity (device, inode); where the system
@@ -444,6 +448,17 @@ impl GrepSystem for SystemGrep {
 
     fn files(&self) -> &dyn GrepFiles {
         &self.files
+    }
+
+    /// To its end, as gnulib's `fread_file` reads, asking `fstat` only
+    /// for a size hint: a stdin that cannot be described still reads.
+    fn read_stdin_whole(&self) -> io::Result<Vec<u8>> {
+        if crate::sys::stdin_was_closed() {
+            return Err(io::Error::from_raw_os_error(libc::EBADF));
+        }
+        let mut v = Vec::new();
+        crate::fdinput::FdInput::stdin().read_to_end(&mut v)?;
+        Ok(v)
     }
     fn stdin_done(&self, resume_at: Option<u64>) {
         let Some(start) = self.stdin_start.take() else {

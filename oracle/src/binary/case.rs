@@ -516,6 +516,9 @@ pub fn generate(tool: Tool, seed: u64) -> BinaryCase {
         let pick = rng.below(regular.len() as u64) as usize;
         world.stat_fails.insert(regular[pick].clone());
     }
+    if tool != Tool::Yes && matches!(world.stdin.node, Node::Regular(_)) && rng.chance(1, 10) {
+        world.stdin_stat_fails = true;
+    }
     let stdin_socket = rng.chance(1, 3);
     let preload_max = if stdin_socket {
         super::run::SOCKET_PRELOAD_MAX
@@ -728,11 +731,16 @@ impl std::fmt::Display for BinaryCase {
         }
         writeln!(
             f,
-            "  stdin: {} at offset {}{}",
+            "  stdin: {} at offset {}{}{}",
             show(&self.world.stdin.node),
             self.world.stdin.offset,
             if self.stdin_socket {
                 " (socket if a stream)"
+            } else {
+                ""
+            },
+            if self.world.stdin_stat_fails {
+                ", fstat fails (EIO)"
             } else {
                 ""
             }

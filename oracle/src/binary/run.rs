@@ -164,12 +164,15 @@ pub fn materialize(case: &BinaryCase, dir: &Path) -> Materialized {
         std::fs::write(&path, d).expect("write stdin");
         fail_at(&path, case.world.read_errors.stdin);
     }
-    let stat_failures = case
+    let mut stat_failures: Vec<(u64, u64)> = case
         .world
         .stat_fails
         .iter()
         .map(|name| identity(&dir.join(OsStr::from_bytes(name))))
         .collect();
+    if case.world.stdin_stat_fails {
+        stat_failures.push(identity(&dir.join(".stdin")));
+    }
     Materialized {
         eio,
         open_failures,

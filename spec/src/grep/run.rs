@@ -699,10 +699,11 @@ impl Run<'_> {
         stdout: &GrepStdout,
     ) -> OperandEnd {
         let display = (self.opts.label.clone()).unwrap_or_else(|| b"(standard input)".to_vec());
-        if world.stdin_closed() {
-            // GNU's `fstat` fails first: the input is skipped, with no
-            // count line and no `-L` listing.
-            self.file_error(&display, Errno::BadDescriptor.message());
+        if let Err(e) = world.fstat_stdin() {
+            // GNU's `fstat` fails first (a closed stdin, or one that cannot
+            // be described): the input is skipped, with no count line and
+            // no `-L` listing.
+            self.file_error(&display, e.message());
             return OperandEnd::Next {
                 selected: false,
                 error: true,
