@@ -43,6 +43,7 @@ fn stat_failures_follow_gnu() {
         // `-`: a regular stdin that cannot be described.
         (Tool::Wc, &[], "-"),
         (Tool::Wc, &["-c", "f1", "-"], "-"),
+        (Tool::Wc, &["--files0-from=-"], "-"),
         (Tool::Cat, &["f1", "-", "f2"], "-"),
         (Tool::Grep, &["-c", "a"], "-"),
         (Tool::Grep, &["-f", "-", "f1"], "-"),
@@ -56,8 +57,12 @@ fn stat_failures_follow_gnu() {
             .map(|(n, d)| (n.as_bytes().to_vec(), Node::Regular(d.to_vec())))
             .collect();
         case.world.read_errors = Default::default();
+        let stdin: &[u8] = match args.contains(&"--files0-from=-") {
+            true => b"f1\0f2\0",
+            false => b"a b\nh\n",
+        };
         case.world.stdin = Stdin {
-            node: Node::Regular(b"a b\nh\n".to_vec()),
+            node: Node::Regular(stdin.to_vec()),
             offset: 0,
         };
         case.world.stdin_stat_fails = failing == "-";

@@ -559,7 +559,10 @@ pub fn wc(
             let (bytes, read_error) = data;
             // Known from `fstat`: a list that cannot be described is read
             // name by name.
-            let described = f.as_slice() == b"-" || !world.stat_fails.contains(f);
+            let described = match f.as_slice() {
+                b"-" => !world.stdin_stat_fails,
+                _ => !world.stat_fails.contains(f),
+            };
             let known_up_front =
                 described && matches!(node, Node::Regular(_)) && bytes.len() <= 10 * 1024 * 1024;
             if let (true, Some(_)) = (known_up_front, read_error) {
