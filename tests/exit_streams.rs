@@ -70,6 +70,8 @@ fn grep_over(args: &[&str], seed: u64) -> BinaryCase {
     case.tree = None;
     case.world.files.clear();
     case.world.read_errors = Default::default();
+    case.world.stat_fails.clear();
+    case.world.stdin_stat_fails = false;
     case.world
         .files
         .insert(b"f0".to_vec(), Node::Regular(b"lorem ipsum\n".to_vec()));

@@ -656,7 +656,7 @@ fn cat_until_exit(
         }
         let read = if name.as_slice() == b"-" {
             // Described before it is read: one that cannot be is not read.
-            match world.stdin_stat_fails {
+            match world.stdin_undescribed() {
                 true => Err(Errno::Io),
                 false => Ok(reads.read_stdin()),
             }

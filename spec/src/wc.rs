@@ -560,8 +560,8 @@ pub fn wc(
             // Known from `fstat`: a list that cannot be described is read
             // name by name.
             let described = match f.as_slice() {
-                b"-" => !world.stdin_stat_fails,
-                _ => !world.stat_fails.contains(f),
+                b"-" => !world.stdin_undescribed(),
+                _ => !world.undescribed(f),
             };
             let known_up_front =
                 described && matches!(node, Node::Regular(_)) && bytes.len() <= 10 * 1024 * 1024;
@@ -762,7 +762,7 @@ fn counts_of_read(
     let counts = count(data, env);
     let bytes_only = select.bytes_only(env.locale);
     let stdin = name.is_none_or(|n| n == b"-");
-    if stdin && world.stdin_stat_fails {
+    if stdin && world.stdin_undescribed() {
         return (counts, read_error);
     }
     let (node, start, error_at) = if stdin {
@@ -773,7 +773,7 @@ fn counts_of_read(
         )
     } else {
         let name = name.unwrap_or_default();
-        if world.stat_fails.contains(name) {
+        if world.undescribed(name) {
             return (counts, read_error);
         }
         match world.lookup(name) {

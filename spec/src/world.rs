@@ -118,10 +118,15 @@ impl World {
 
     pub fn stat(&self, name: &[u8]) -> Result<Stat, Errno> {
         let node = self.lookup(name)?;
-        if self.stat_fails.contains(name) {
+        if self.undescribed(name) {
             return Err(Errno::Io);
         }
         node_stat(node)
+    }
+
+    /// Is `name` a regular file that `stat` cannot describe?
+    pub fn undescribed(&self, name: &[u8]) -> bool {
+        self.stat_fails.contains(name) && matches!(self.files.get(name), Some(Node::Regular(_)))
     }
 
     /// Is descriptor 0 closed?
@@ -133,10 +138,15 @@ impl World {
     /// be described.
     pub fn fstat_stdin(&self) -> Result<Stat, Errno> {
         let stat = node_stat(&self.stdin.node)?;
-        match self.stdin_stat_fails {
+        match self.stdin_undescribed() {
             true => Err(Errno::Io),
             false => Ok(stat),
         }
+    }
+
+    /// Is stdin a regular file that `fstat` cannot describe?
+    pub fn stdin_undescribed(&self) -> bool {
+        self.stdin_stat_fails && matches!(self.stdin.node, Node::Regular(_))
     }
 
     pub fn stat_stdin(&self) -> Stat {
@@ -231,7 +241,7 @@ impl<'w> Reads<'w> {
     /// file that opens but cannot be described is an error of its own.
     pub fn read_named_described(&self, name: &[u8]) -> Result<(Vec<u8>, Option<Errno>), Errno> {
         let read = self.read_named(name)?;
-        match self.world.stat_fails.contains(name) {
+        match self.world.undescribed(name) {
             true => Err(Errno::Io),
             false => Ok(read),
         }

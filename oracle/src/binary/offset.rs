@@ -42,7 +42,7 @@ pub fn expected_stdin_offset(
         // cat's start-up `fstat` of stdout fails: it reads nothing.
         return Some(case.world.stdin.offset as u64);
     }
-    if case.world.stdin_stat_fails && case.tool == Tool::Cat {
+    if case.world.stdin_undescribed() && case.tool == Tool::Cat {
         // cat describes stdin before it reads it, and leaves one that
         // cannot be described unread.  (grep's spec says so itself.)
         return Some(case.world.stdin.offset as u64);
@@ -85,7 +85,7 @@ pub fn expected_stdin_offset(
                     // A stdin `fstat` cannot size is read.
                     let by_size = o.select.bytes_only(locale)
                         && o.files0_from.is_none()
-                        && !case.world.stdin_stat_fails;
+                        && !case.world.stdin_undescribed();
                     let from = samebytes_spec::wc::size_count_reads_from(
                         data.len(),
                         case.world.stdin.offset,

@@ -164,13 +164,16 @@ pub fn materialize(case: &BinaryCase, dir: &Path) -> Materialized {
         std::fs::write(&path, d).expect("write stdin");
         fail_at(&path, case.world.read_errors.stdin);
     }
+    // Only files the world has as regular ones: a case edited by hand
+    // may have dropped the file and kept its fault.
     let mut stat_failures: Vec<(u64, u64)> = case
         .world
         .stat_fails
         .iter()
+        .filter(|name| matches!(case.world.files.get(*name), Some(Node::Regular(_))))
         .map(|name| identity(&dir.join(OsStr::from_bytes(name))))
         .collect();
-    if case.world.stdin_stat_fails {
+    if case.world.stdin_undescribed() {
         stat_failures.push(identity(&dir.join(".stdin")));
     }
     Materialized {
