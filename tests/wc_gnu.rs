@@ -124,6 +124,20 @@ fn unmaterialisable(case: &WcCase) -> Option<&'static str> {
     if case.args.iter().any(|a| a.is_empty()) {
         return Some("empty argument");
     }
+    // `/`, from a raw argument or a list of names: the machine's root,
+    // which the world cannot hold.
+    let absolute = |name: &[u8]| name.first() == Some(&b'/');
+    let lists = case.world.files.values().chain([&case.world.stdin.node]);
+    let listed = lists.filter_map(|n| match n {
+        Node::Regular(d) | Node::Stream(d) => Some(d),
+        _ => None,
+    });
+    let files0 = case.args.iter().any(|a| a.starts_with(b"--files0"));
+    if case.args.iter().any(|a| absolute(a))
+        || (files0 && listed.flat_map(|d| d.split(|&b| b == 0)).any(absolute))
+    {
+        return Some("absolute path");
+    }
     None
 }
 
