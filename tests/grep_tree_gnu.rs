@@ -68,6 +68,7 @@ const BODIES: &[&[u8]] = &[
 ];
 
 /// What the generator made, for the case's arguments.
+#[derive(Default)]
 struct Made {
     dirs: Vec<Vec<u8>>,
     files: Vec<Vec<u8>>,
@@ -178,6 +179,28 @@ fn args_for(rng: &mut Rng, made: &Made, deref: bool) -> Vec<Vec<u8>> {
     args
 }
 
+/// A generated tree under `root` (made here) and a command line over it:
+/// `-R` three times in ten; FIFOs only where allowed and not under `-R`.
+fn tree_and_args(rng: &mut Rng, root: &Path, fifos: bool) -> (Made, Vec<Vec<u8>>) {
+    std::fs::create_dir(root).unwrap();
+    let deref = rng.chance(30);
+    let mut made = Made::default();
+    make_dir(rng, root, b"", 0, &mut made, fifos && !deref);
+    let args = args_for(rng, &made, deref);
+    (made, args)
+}
+
+/// The world the tree cases run in: stdin an empty stream.
+fn empty_stream_stdin() -> World {
+    World {
+        stdin: Stdin {
+            node: Node::Stream(Vec::new()),
+            offset: 0,
+        },
+        ..World::default()
+    }
+}
+
 /// Run `program` (GNU's grep or ours) in `root`; `threads` sets our
 /// search threads, with small mapping windows so that files are mapped.
 fn run_grep(
@@ -240,16 +263,7 @@ fn recursive_search_matches_gnu_on_generated_trees() {
         let mut rng = Rng(seed);
         let scratch = Scratch::new("tree");
         let root = scratch.path.join("tree");
-        std::fs::create_dir(&root).unwrap();
-        let deref = rng.chance(30);
-        let mut made = Made {
-            dirs: Vec::new(),
-            files: Vec::new(),
-            fifos: false,
-            unreadable: Vec::new(),
-        };
-        make_dir(&mut rng, &root, b"", 0, &mut made, !deref);
-        let args = args_for(&mut rng, &made, deref);
+        let (made, args) = tree_and_args(&mut rng, &root, true);
         let utf8 = rng.chance(50);
         // Let `nobody` in, then lock the unreadable entries.
         for dir in [&scratch.path, &root] {
@@ -267,13 +281,7 @@ fn recursive_search_matches_gnu_on_generated_trees() {
             // setpriv runs GNU with argv[0] as given.
             env.program = GNU_GREP.into();
         }
-        let world = World {
-            stdin: Stdin {
-                node: Node::Stream(Vec::new()),
-                offset: 0,
-            },
-            ..World::default()
-        };
+        let world = empty_stream_stdin();
         let spec = grep_in_tree(&args, &env, &world, &tree, &GrepStdout::Stream, None);
         let (out, err, status) = run_grep(GNU_GREP.as_ref(), &root, &args, utf8, root_user, 1);
         // Ours, on one to four search threads: GNU's bytes, named as GNU.
@@ -328,16 +336,7 @@ fn failing_opens_and_stats_in_a_tree_match_gnu() {
         let mut rng = Rng(seed ^ 0x6f70_656e);
         let scratch = Scratch::new("treeopen");
         let root = scratch.path.join("tree");
-        std::fs::create_dir(&root).unwrap();
-        let deref = rng.chance(30);
-        let mut made = Made {
-            dirs: Vec::new(),
-            files: Vec::new(),
-            fifos: false,
-            unreadable: Vec::new(),
-        };
-        make_dir(&mut rng, &root, b"", 0, &mut made, false);
-        let args = args_for(&mut rng, &made, deref);
+        let (made, args) = tree_and_args(&mut rng, &root, false);
         let mut tree = Tree::load(&root).expect("load the tree");
         // The generator's unreadable picks (files and folders, no links)
         // and as many more fail to open here.
@@ -365,13 +364,7 @@ fn failing_opens_and_stats_in_a_tree_match_gnu() {
         }
         failing += tree.open_errors.len() + tree.stat_errors.len();
         let utf8 = rng.chance(50);
-        let world = World {
-            stdin: Stdin {
-                node: Node::Stream(Vec::new()),
-                offset: 0,
-            },
-            ..World::default()
-        };
+        let world = empty_stream_stdin();
         let mut env = GrepEnv::new(if utf8 { Locale::Utf8 } else { Locale::C });
         env.program = "grep".into();
         let spec = grep_in_tree(&args, &env, &world, &tree, &GrepStdout::Stream, None);
