@@ -230,15 +230,6 @@ impl PatternEngine {
     }
 }
 
-/// Of the best match so far and `m`, the one GNU reports: the leftmost
-/// start, and there the longest.
-fn leftmost_longest(best: Option<(usize, usize)>, m: (usize, usize)) -> (usize, usize) {
-    match best {
-        Some(b) if b.0 < m.0 || (b.0 == m.0 && b.1 >= m.1) => b,
-        _ => m,
-    }
-}
-
 /// The patterns as one alternation, as GNU compiles them: the leftmost
 /// start of any, the longest end of any there.  `.1`: glibc's reading.
 struct Alternation<'a>(Vec<&'a PatternEngine>, bool);
@@ -247,8 +238,10 @@ impl Engine for Alternation<'_> {
     fn leftmost(&self, line: &[u8], from: usize) -> Result<Option<(usize, usize)>, LineTooLong> {
         let mut best: Option<(usize, usize)> = None;
         for p in &self.0 {
-            if let Some(m) = p.engine(self.1).leftmost(line, from)? {
-                best = Some(leftmost_longest(best, m));
+            if let Some((s, e)) = p.engine(self.1).leftmost(line, from)? {
+                if best.is_none_or(|(bs, be)| s < bs || (s == bs && e > be)) {
+                    best = Some((s, e));
+                }
             }
         }
         Ok(best)
@@ -558,7 +551,9 @@ impl RegexMatcher {
         let mut best = joint;
         for b in &self.backrefs {
             if let Some(m) = self.engine_match(b, line, from, false)? {
-                best = Some(leftmost_longest(best, m));
+                if best.is_none_or(|best| m.0 < best.0 || (m.0 == best.0 && m.1 > best.1)) {
+                    best = Some(m);
+                }
             }
         }
         Ok(best)
