@@ -10,6 +10,7 @@
 //! - [`mismatch::Mismatch`]: a readable report with a one-line reproducer.
 //! - [`campaign`]: the time-boxed randomized campaign behind the CLI.
 //! - [`dict`]: the fuzz targets' libFuzzer dictionaries.
+//! - [`gnu`]: the GNU builds the conformance tests compare with.
 
 pub mod binary;
 pub mod campaign;
@@ -17,6 +18,7 @@ pub mod cat;
 pub mod codec;
 pub mod dict;
 pub mod exhaustive;
+pub mod gnu;
 pub mod grep;
 pub mod live;
 pub mod mismatch;

@@ -143,14 +143,13 @@ fn always_quoted(name: &[u8], pieces: &[Piece<'_>]) -> Vec<u8> {
             return out;
         }
     }
-    // A name with an apostrophe is written twice by gnulib: a scan that
-    // finds it needs this form, then the output, which starts in the state
-    // the scan ended in (quotearg does not reset pending_shell_escape_end).
-    // A name ending in an escaped byte so starts "inside" a `$'...`
-    // segment: `'''a'\'''$'\001'` for `a'<SOH>`, and `'\001'\'''$'\001'`
-    // for `<SOH>'<SOH>` (GNU 9.1; tests/cat_gnu.rs checks any name).
+    // Current gnulib starts the output outside any `$'...` segment.  (The
+    // gnulib of coreutils 9.1 and grep 3.8 did not: it wrote such a name
+    // twice, a scan and then the output, and started the output in the
+    // state its scan ended in, `'''a'\'''$'\001'` for `a'<SOH>`;
+    // docs/differences.md, quotearg-restart-state.)
     let mut out = vec![b'\''];
-    let mut in_escape = name.contains(&b'\'') && matches!(pieces.last(), Some(Piece::Escaped(_)));
+    let mut in_escape = false;
     for p in pieces {
         match p {
             Piece::Escaped(b) => {

@@ -598,14 +598,20 @@ pub fn wc(
     } else {
         let mut minimum = 1;
         let mut regular_total: u64 = 0;
-        // A failed `fstat` (closed stdin) leaves the width alone.
+        // A failed `fstat` (closed stdin) leaves the width alone.  GNU
+        // closes a stdin it read a whole list of names from, so a `-` in
+        // that list is not described either.
+        let list_closed_stdin =
+            list.known_up_front && opts.files0_from.as_deref() == Some(b"-".as_slice());
         let stats: Vec<Option<Stat>> = if stdin_only {
             vec![world.fstat_stdin().ok()]
         } else {
             list.names
                 .iter()
                 .map(|n| {
-                    if n.as_slice() == b"-" {
+                    if n.as_slice() == b"-" && list_closed_stdin {
+                        None
+                    } else if n.as_slice() == b"-" {
                         world.fstat_stdin().ok()
                     } else {
                         world.stat(n).ok()

@@ -197,11 +197,48 @@ pub fn run_in_world(
             let _ = stdin.write_all(&d);
         })
     });
+    let watchdog = Watchdog::new(child.id(), std::time::Duration::from_secs(60));
     let out = child.wait_with_output().expect("wait");
+    watchdog.disarm();
     if let Some(w) = writer {
         w.join().expect("writer");
     }
     out
+}
+
+/// Kills a process that runs past its time, so that a run that never ends
+/// (a copy that feeds itself) fails its test as killed instead of hanging
+/// it.
+pub struct Watchdog {
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Watchdog {
+    pub fn new(pid: u32, limit: std::time::Duration) -> Watchdog {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let done = std::sync::Arc::new(AtomicBool::new(false));
+        let seen = done.clone();
+        std::thread::spawn(move || {
+            let start = std::time::Instant::now();
+            while start.elapsed() < limit {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                if seen.load(Ordering::Acquire) {
+                    return;
+                }
+            }
+            if !seen.load(Ordering::Acquire) {
+                let _ = Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .status();
+            }
+        });
+        Watchdog { done }
+    }
+
+    /// The process has been waited for: leave it alone.
+    pub fn disarm(self) {
+        self.done.store(true, std::sync::atomic::Ordering::Release);
+    }
 }
 
 /// /dev/full opened for writing, to be a tool's stdout.

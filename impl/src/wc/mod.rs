@@ -502,11 +502,18 @@ pub fn run(
             if nfiles == 0 || (nfiles == 1 && opts.select.count() == 1) {
                 1
             } else {
+                // GNU closes a stdin it read a whole list of names from,
+                // so its fstat of a `-` in that list fails.
+                let list_closed_stdin = opts.files0_from.as_deref() == Some(b"-".as_slice());
                 let stats: Vec<Option<Stat>> = if stdin_only {
                     vec![inputs.stat(None)]
                 } else {
                     list.iter()
-                        .map(|n| inputs.stat((n.as_slice() != b"-").then_some(n.as_slice())))
+                        .map(|n| match n.as_slice() {
+                            b"-" if list_closed_stdin => None,
+                            b"-" => inputs.stat(None),
+                            n => inputs.stat(Some(n)),
+                        })
                         .collect()
                 };
                 let mut minimum = 1;
