@@ -14,8 +14,6 @@ use samebytes_spec::cat::{CatEnv, CatStdout};
 use samebytes_spec::world::{Node, Stdin, World};
 use samebytes_spec::Locale;
 
-const GNU_CAT: &str = "/usr/bin/cat";
-
 /// How long a copy may take before it counts as one that never ends.
 const NEVER_ENDS_AFTER: &str = "20";
 
@@ -49,8 +47,8 @@ struct SelfCase {
     holds: &'static [u8],
     refused: Option<&'static str>,
     /// Does coreutils 9.1 (this machine's GNU cat) decide it the same way?
-    /// 9.1 refused every input that was the output file and had bytes left
-    /// to read.
+    /// Before 9.6 GNU refused every input that was the output file and had
+    /// bytes left to read.
     same_in_9_1: bool,
 }
 
@@ -126,41 +124,121 @@ fn cat_self_files(dir: &Path) {
     std::fs::write(dir.join("fend"), x).expect("write");
 }
 
+/// Each case run for real: by ours, which must do what cat-self.sh says,
+/// and by every GNU build `SAMEBYTES_GNU` names that decides it by the
+/// current rule (9.6 and later, every case; older builds only the cases
+/// where their rule agrees), which must do what ours did.
 #[test]
 fn the_cases_of_gnu_cat_self_sh() {
     let ours = binary("cat");
+    let builds = samebytes_oracle::gnu::columns_or_panic();
+    let mut current_runs = 0;
     for case in CAT_SELF {
-        let mut programs = vec![(ours.as_path(), "samebytes")];
-        if case.same_in_9_1 {
-            programs.push((Path::new(GNU_CAT), "GNU 9.1"));
-        }
-        for (program, who) in programs {
+        // For the fd-3 case, put fd 3 at the end of fend before cat runs:
+        // read it through once.
+        let line = case.line.replace(
+            "exec 3<fend 4>>fend;",
+            "exec 3<fend 4>>fend; while read -r l <&3; do :; done;",
+        );
+        let run = |program: &Path| {
             let s = Scratch::new("cat-self");
             cat_self_files(&s.path);
-            // For the fd-3 case, put fd 3 at the end of fend before cat
-            // runs: read it through once.
-            let line = case.line.replace(
-                "exec 3<fend 4>>fend;",
-                "exec 3<fend 4>>fend; while read -r l <&3; do :; done;",
-            );
             let (status, stderr) = sh(program, &s.path, &line);
             let held = std::fs::read(s.path.join(case.file)).expect("read");
-            assert_eq!(
-                held, case.holds,
-                "{who}: `{}`: {} holds",
-                case.line, case.file
-            );
-            match case.refused {
-                None => {
-                    assert_eq!((status, stderr.as_str()), (0, ""), "{who}: `{}`", case.line)
-                }
-                Some(name) => assert_eq!(
-                    (status, stderr),
-                    (1, format!("cat: {name}: input file is output file\n")),
-                    "{who}: `{}`",
-                    case.line
-                ),
+            (held, status, stderr)
+        };
+        let mine = run(&ours);
+        assert_eq!(mine.0, case.holds, "`{}`: {} holds", case.line, case.file);
+        let want = match case.refused {
+            None => (0, String::new()),
+            Some(name) => (1, format!("cat: {name}: input file is output file\n")),
+        };
+        assert_eq!((mine.1, mine.2.clone()), want, "`{}`", case.line);
+        for gnu in &builds {
+            let current = gnu.coreutils >= samebytes_oracle::gnu::Version(9, 6);
+            if !current && !case.same_in_9_1 {
+                continue;
             }
+            current_runs += usize::from(current);
+            let theirs = run(&gnu.tool("cat"));
+            assert_eq!(
+                theirs,
+                mine,
+                "`{}`: GNU {} (file, status, stderr) against ours",
+                case.line,
+                gnu.label()
+            );
+        }
+    }
+    if builds
+        .iter()
+        .any(|g| g.coreutils >= samebytes_oracle::gnu::Version(9, 6))
+    {
+        assert!(current_runs >= CAT_SELF.len(), "each case meets current GNU");
+    }
+}
+
+/// `self-copy-that-lengthens` (docs/differences.md): current GNU copies a
+/// file onto itself under an option that lengthens the output (`-n`,
+/// `-E`, `-A`) when the writer starts at or behind the reader, and then
+/// reads back what it wrote for ever; we refuse it.  Run under a 100 KiB
+/// file-size limit with SIGXFSZ ignored, GNU stops at the limit with a
+/// write error, and ours refuses the input.  The day GNU refuses it too,
+/// this test says so.
+#[test]
+fn a_lengthening_self_copy_fills_the_disk_in_current_gnu_and_ours_refuses_it() {
+    let line = r#"ulimit -f 100; trap "" XFSZ; exec -a cat "$0" "$1" f 1<>f"#;
+    let run = |program: &Path, opt: &str| {
+        let s = Scratch::new("cat-self-long");
+        std::fs::write(s.path.join("f"), b"a\nb\n").expect("write f");
+        let out = Command::new("timeout")
+            .args([NEVER_ENDS_AFTER, "bash", "-c", line])
+            .arg(program)
+            .arg(opt)
+            .current_dir(&s.path)
+            .env("LC_ALL", "C")
+            .output()
+            .expect("run bash");
+        let size = std::fs::metadata(s.path.join("f")).expect("f").len();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+            size,
+        )
+    };
+    for opt in ["-n", "-E", "-A"] {
+        let mine = run(&binary("cat"), opt);
+        assert_eq!(
+            mine,
+            (
+                Some(1),
+                "cat: f: input file is output file\n".to_string(),
+                4
+            ),
+            "ours, {opt}"
+        );
+        for gnu in samebytes_oracle::gnu::columns_or_panic() {
+            if gnu.coreutils < samebytes_oracle::gnu::Version(9, 6) {
+                // Older GNU refuses it, as we do.
+                assert_eq!(
+                    run(&gnu.tool("cat"), opt),
+                    mine,
+                    "GNU {}, {opt}",
+                    gnu.label()
+                );
+                continue;
+            }
+            let theirs = run(&gnu.tool("cat"), opt);
+            assert_eq!(
+                theirs,
+                (
+                    Some(1),
+                    "cat: write error: File too large\n".to_string(),
+                    100 << 10
+                ),
+                "GNU {}, {opt}: it no longer copies for ever?",
+                gnu.label()
+            );
         }
     }
 }

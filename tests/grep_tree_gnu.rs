@@ -2,7 +2,8 @@
 //! disk (nested folders; symbolic links to files, to folders, to an
 //! ancestor and to nothing; FIFOs; unreadable files and folders; empty and
 //! binary files; names with spaces, newlines and invalid UTF-8) searched
-//! by /usr/bin/grep (3.8) and by the spec, which sees the tree through
+//! by GNU grep (each build `SAMEBYTES_GNU` names: by default the system's 3.8
+//! and Debian trixie's 3.11) and by the spec, which sees the tree through
 //! `Tree::load` (`std::fs::read_dir`, so the same `readdir` order as GNU's
 //! fts).  stdout, stderr and the status must match byte for byte.
 //!
@@ -18,19 +19,18 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use common::Scratch;
 use samebytes_oracle::binary::run;
 use samebytes_oracle::faultplan::{Plan, ENV};
+use samebytes_oracle::gnu::columns_or_panic;
 use samebytes_oracle::grep::tree::{NAMES, OPEN_ERRORS};
 use samebytes_spec::grep::{grep_in_tree, GrepEnv, GrepStdout};
 use samebytes_spec::tree::Tree;
 use samebytes_spec::world::{Node, Stdin, World};
 use samebytes_spec::Locale;
-
-const GNU_GREP: &str = "/usr/bin/grep";
 
 /// splitmix64: cases are a function of their seed.
 struct Rng(u64);
@@ -258,6 +258,7 @@ fn recursive_search_matches_gnu_on_generated_trees() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(150u64);
+    let builds = columns_or_panic();
     let mut compared = 0;
     for seed in 0..cases {
         let mut rng = Rng(seed);
@@ -276,45 +277,54 @@ fn recursive_search_matches_gnu_on_generated_trees() {
             std::fs::set_permissions(&full, std::fs::Permissions::from_mode(0o000)).unwrap();
             tree.unreadable.insert(u.clone());
         }
-        let mut env = GrepEnv::new(if utf8 { Locale::Utf8 } else { Locale::C });
-        if root_user {
-            // setpriv runs GNU with argv[0] as given.
-            env.program = GNU_GREP.into();
-        }
-        let world = empty_stream_stdin();
-        let spec = grep_in_tree(&args, &env, &world, &tree, &GrepStdout::Stream, None);
-        let (out, err, status) = run_grep(GNU_GREP.as_ref(), &root, &args, utf8, root_user, 1);
-        // Ours, on one to four search threads: GNU's bytes, named as GNU.
+        // Ours, on one to four search threads.
         let threads = 1 + rng.below(4);
         let ours = common::binary("grep");
         let (our_out, our_err, our_status) =
             run_grep(&ours, &root, &args, utf8, root_user, threads);
-        let named_as_gnu = shown(&our_err).replace(&*ours.to_string_lossy(), GNU_GREP);
+        let world = empty_stream_stdin();
+        let mut outcomes = Vec::new();
+        for build in &builds {
+            let gnu_grep = build.tool("grep");
+            let mut env = GrepEnv::new(if utf8 { Locale::Utf8 } else { Locale::C });
+            if root_user {
+                // setpriv runs GNU with argv[0] as given.
+                env.program = gnu_grep.to_string_lossy().into_owned();
+            }
+            let spec = grep_in_tree(&args, &env, &world, &tree, &GrepStdout::Stream, None);
+            let gnu = run_grep(&gnu_grep, &root, &args, utf8, root_user, 1);
+            outcomes.push((build.label(), gnu_grep, spec, gnu));
+        }
         // Restore permissions so that the scratch folder can be removed.
         for u in &made.unreadable {
             let full = root.join(OsStr::from_bytes(u));
             let _ = std::fs::set_permissions(&full, std::fs::Permissions::from_mode(0o755));
         }
-        let context = format!(
-            "seed {seed}: grep {:?} in {:?} (utf8 {utf8})\ntree {:?}",
-            args.iter().map(|a| shown(a)).collect::<Vec<_>>(),
-            root,
-            tree
-        );
-        assert_eq!(shown(&spec.stdout), shown(&out), "stdout, {context}");
-        // Diagnostics name files with invalid UTF-8 replaced
-        // (docs/differences.md).
-        assert_eq!(shown(&spec.stderr), shown(&err), "stderr, {context}");
-        assert_eq!(spec.status, status, "status, {context}");
-        let context = format!("{context}\nsamebytes grep on {threads} threads");
-        assert!(
-            our_out == out,
-            "stdout: {:?} instead of {:?}, {context}",
-            shown(&our_out),
-            shown(&out)
-        );
-        assert_eq!(named_as_gnu, shown(&err), "stderr, {context}");
-        assert_eq!(our_status, status, "status, {context}");
+        for (label, gnu_grep, spec, (out, err, status)) in outcomes {
+            let context = format!(
+                "seed {seed}: grep {:?} in {:?} (utf8 {utf8}), GNU {label}\ntree {:?}",
+                args.iter().map(|a| shown(a)).collect::<Vec<_>>(),
+                root,
+                tree
+            );
+            assert_eq!(shown(&spec.stdout), shown(&out), "stdout, {context}");
+            // Diagnostics name files with invalid UTF-8 replaced
+            // (docs/differences.md).
+            assert_eq!(shown(&spec.stderr), shown(&err), "stderr, {context}");
+            assert_eq!(spec.status, status, "status, {context}");
+            // Ours: GNU's bytes, named as GNU.
+            let context = format!("{context}\nsamebytes grep on {threads} threads");
+            let named_as_gnu =
+                shown(&our_err).replace(&*ours.to_string_lossy(), &gnu_grep.to_string_lossy());
+            assert!(
+                our_out == out,
+                "stdout: {:?} instead of {:?}, {context}",
+                shown(&our_out),
+                shown(&out)
+            );
+            assert_eq!(named_as_gnu, shown(&err), "stderr, {context}");
+            assert_eq!(our_status, status, "status, {context}");
+        }
         compared += 1;
     }
     assert_eq!(compared, cases);
@@ -331,6 +341,7 @@ fn recursive_search_matches_gnu_on_generated_trees() {
 fn failing_opens_and_stats_in_a_tree_match_gnu() {
     let layer = common::campaign_binaries().layer();
     let ours = common::binary("grep");
+    let builds = columns_or_panic();
     let mut failing = 0;
     for seed in 0..150u64 {
         let mut rng = Rng(seed ^ 0x6f70_656e);
@@ -374,8 +385,9 @@ fn failing_opens_and_stats_in_a_tree_match_gnu() {
             args.iter().map(|a| shown(a)).collect::<Vec<_>>(),
             plan.render()
         );
-        for (program, threads) in [(Path::new(GNU_GREP), 1), (&*ours, 1 + rng.below(4))] {
-            let out = grep_command(program, &root, &args, utf8, false, threads)
+        let gnu: Vec<(PathBuf, usize)> = builds.iter().map(|b| (b.tool("grep"), 1)).collect();
+        for (program, threads) in gnu.into_iter().chain([(ours.clone(), 1 + rng.below(4))]) {
+            let out = grep_command(&program, &root, &args, utf8, false, threads)
                 .arg0("grep")
                 .env("LD_PRELOAD", &layer)
                 .env(ENV, plan.render())
@@ -414,16 +426,19 @@ fn big_directories_come_in_gnus_order() {
     std::fs::create_dir(root.join("sub")).unwrap();
     std::fs::write(root.join("sub/inner"), "x\n").unwrap();
     let args: Vec<Vec<u8>> = vec![b"-r".to_vec(), b"x".to_vec(), b".".to_vec()];
-    let gnu = run_grep(GNU_GREP.as_ref(), &root, &args, false, false, 1);
-    assert_eq!(gnu.2, 0);
     let ours = common::binary("grep");
-    for threads in [1, 2, 3] {
-        let got = run_grep(&ours, &root, &args, false, false, threads);
-        assert!(
-            got.0 == gnu.0,
-            "{threads} threads: stdout differs from GNU's"
-        );
-        assert_eq!((got.1, got.2), (gnu.1.clone(), gnu.2));
+    for build in columns_or_panic() {
+        let gnu = run_grep(&build.tool("grep"), &root, &args, false, false, 1);
+        assert_eq!(gnu.2, 0);
+        for threads in [1, 2, 3] {
+            let got = run_grep(&ours, &root, &args, false, false, threads);
+            assert!(
+                got.0 == gnu.0,
+                "{threads} threads: stdout differs from GNU {}'s",
+                build.label()
+            );
+            assert_eq!((got.1, got.2), (gnu.1.clone(), gnu.2));
+        }
     }
 }
 
@@ -464,15 +479,21 @@ fn big_directories_follow_gnu_when_fstatfs_fails() {
     };
     let ours = common::binary("grep");
     let mut orders = Vec::new();
+    let builds = columns_or_panic();
     for refused in [false, true] {
-        let gnu = run(GNU_GREP.as_ref(), refused, 1);
-        for threads in [1, 2] {
-            assert!(
-                run(&ours, refused, threads) == gnu,
-                "fstatfs refused: {refused}, {threads} threads: not GNU's order"
-            );
+        let mut gnu_order = None;
+        for build in &builds {
+            let gnu = run(&build.tool("grep"), refused, 1);
+            for threads in [1, 2] {
+                assert!(
+                    run(&ours, refused, threads) == gnu,
+                    "fstatfs refused: {refused}, {threads} threads: not GNU {}'s order",
+                    build.label()
+                );
+            }
+            gnu_order = Some(gnu);
         }
-        orders.push(gnu);
+        orders.push(gnu_order.expect("a GNU build"));
     }
     let _ = std::fs::remove_dir_all(&root);
     assert!(orders[0] != orders[1], "a failing fstatfs changed nothing");

@@ -1,4 +1,5 @@
-//! GNU conformance: the spec against /usr/bin/yes (coreutils 9.1), and the
+//! GNU conformance: the spec against GNU yes (every build `SAMEBYTES_GNU`
+//! names: by default the system's 9.1 and Debian trixie's 9.7), and the
 //! built binary against the spec, on generated command lines read through
 //! a real pipe for as many bytes as the case's limit and then closed (with
 //! SIGPIPE ignored, so both report the write error); and on /dev/full, a
@@ -25,7 +26,14 @@ use samebytes_oracle::yes::{yes_case, YesCase};
 use samebytes_spec::yes::{parse_args, yes as spec_yes, Invocation};
 use samebytes_spec::{Errno, Outcome, StdoutFailure};
 
-const GNU_YES: &str = "/usr/bin/yes";
+/// GNU yes of every build `SAMEBYTES_GNU` names (samebytes_oracle::gnu),
+/// with its label.
+fn gnu_yes() -> Vec<(String, std::path::PathBuf)> {
+    samebytes_oracle::gnu::columns_or_panic()
+        .into_iter()
+        .map(|g| (g.label(), g.tool("yes")))
+        .collect()
+}
 
 fn os(args: &[Vec<u8>]) -> Vec<OsString> {
     args.iter()
@@ -105,8 +113,10 @@ fn spec_matches_gnu_yes_and_binary_matches_spec() {
     let mut runner = TestRunner::new(Config::default());
     let strategy = yes_case();
     let ours = binary("yes");
+    let builds = gnu_yes();
     let (mut compared, mut help) = (0, 0);
-    for _ in 0..400 {
+    let cases = common::case_count("YES_GNU_CASES", 400);
+    for _ in 0..cases {
         let mut case = strategy.new_tree(&mut runner).expect("case").current();
         if unmaterialisable(&case) {
             continue;
@@ -119,24 +129,31 @@ fn spec_matches_gnu_yes_and_binary_matches_spec() {
             case.limit = 1 << 30;
         }
         let spec = expected(&case);
-        let gnu = run_through_pipe(Path::new(GNU_YES), &case);
         let mine = run_through_pipe(&ours, &case);
         let what = format!("{:?}", case.reproducer());
-        if let Invocation::Exit(o) = parse_args(&case.args, &case.env()) {
-            if o.status == 0 {
+        let help_text = matches!(
+            parse_args(&case.args, &case.env()),
+            Invocation::Exit(o) if o.status == 0
+        );
+        for (label, program) in &builds {
+            let gnu = run_through_pipe(program, &case);
+            if help_text {
                 // help-and-version-text
-                assert_eq!(gnu.status, spec.status, "GNU, {what}");
-                assert_eq!(mine.status, spec.status, "ours, {what}");
-                help += 1;
-                continue;
+                assert_eq!(gnu.status, spec.status, "GNU {label}, {what}");
+            } else {
+                assert!(
+                    gnu == spec,
+                    "GNU {label}: {}\nspec: {}\n{what}",
+                    show(&gnu),
+                    show(&spec)
+                );
             }
         }
-        assert!(
-            gnu == spec,
-            "GNU: {}\nspec: {}\n{what}",
-            show(&gnu),
-            show(&spec)
-        );
+        if help_text {
+            assert_eq!(mine.status, spec.status, "ours, {what}");
+            help += 1;
+            continue;
+        }
         assert!(
             mine == spec,
             "ours: {}\nspec: {}\n{what}",
@@ -146,15 +163,17 @@ fn spec_matches_gnu_yes_and_binary_matches_spec() {
         compared += 1;
     }
     eprintln!("{compared} cases compared with GNU, {help} help or version cases");
-    assert!(compared >= 200, "only {compared} cases compared");
+    assert!(compared >= cases / 2, "only {compared} cases compared");
     assert!(help >= 5, "only {help} help or version cases");
 }
 
-/// Run both programs with stdout on `open()`; return (GNU, ours).
-fn both(args: &[&str], stdout: impl Fn() -> Stdio) -> [(String, Option<i32>); 2] {
+/// Run ours and every GNU build with stdout on `stdout()`: ours, and each
+/// build's label with its run.
+type YesRun = (String, Option<i32>);
+fn both(args: &[&str], stdout: impl Fn() -> Stdio) -> (YesRun, Vec<(String, YesRun)>) {
     let args: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
-    [Path::new(GNU_YES).to_path_buf(), binary("yes")].map(|p| {
-        let out = command(&p, &args, false)
+    let run = |p: &Path| {
+        let out = command(p, &args, false)
             .stdout(stdout())
             .output()
             .expect("run");
@@ -162,7 +181,9 @@ fn both(args: &[&str], stdout: impl Fn() -> Stdio) -> [(String, Option<i32>); 2]
             String::from_utf8_lossy(&out.stderr).into_owned(),
             out.status.code(),
         )
-    })
+    };
+    let builds = gnu_yes().into_iter().map(|(l, p)| (l, run(&p))).collect();
+    (run(&binary("yes")), builds)
 }
 
 #[test]
@@ -175,8 +196,10 @@ fn dev_full_matches_gnu() {
         &["--", "-x"],
     ] {
         let full = || Stdio::from(dev_full());
-        let [gnu, mine] = both(args, full);
-        assert_eq!(gnu, mine, "{args:?}");
+        let (mine, builds) = both(args, full);
+        for (label, gnu) in builds {
+            assert_eq!(gnu, mine, "{args:?}, GNU {label}");
+        }
         let spec = spec_yes(
             args,
             &samebytes_spec::yes::YesEnv::new(false),
@@ -192,19 +215,33 @@ fn dev_full_matches_gnu() {
 #[test]
 fn closed_stdout_matches_gnu() {
     for args in [&[][..], &["--help"], &["-x"]] {
-        let outs = [Path::new(GNU_YES).to_path_buf(), binary("yes")].map(|p| {
-            let out = Command::new("bash")
-                .args(["-c", "exec -a yes \"$0\" \"$@\" >&-"])
-                .arg(p)
-                .args(args)
-                .output()
-                .expect("run");
-            (
-                String::from_utf8_lossy(&out.stderr).into_owned(),
-                out.status.code(),
-            )
-        });
-        assert_eq!(outs[0], outs[1], "{args:?}");
+        let programs = gnu_yes()
+            .into_iter()
+            .chain([("ours".into(), binary("yes"))]);
+        let outs: Vec<_> = programs
+            .map(|(label, p)| {
+                let out = Command::new("bash")
+                    .args(["-c", "exec -a yes \"$0\" \"$@\" >&-"])
+                    .arg(p)
+                    .args(args)
+                    .output()
+                    .expect("run");
+                (
+                    label,
+                    String::from_utf8_lossy(&out.stderr).into_owned(),
+                    out.status.code(),
+                )
+            })
+            .collect();
+        let (mine, builds) = outs.split_last().expect("ours");
+        for gnu in builds {
+            assert_eq!(
+                (&gnu.1, gnu.2),
+                (&mine.1, mine.2),
+                "{args:?}, GNU {}",
+                gnu.0
+            );
+        }
     }
 }
 
@@ -218,10 +255,11 @@ fn a_file_size_limit_matches_gnu() {
         vec!["5".repeat(499)],
     ] {
         let mut results = Vec::new();
-        for (i, program) in [Path::new(GNU_YES).to_path_buf(), binary("yes")]
-            .iter()
-            .enumerate()
-        {
+        let programs: Vec<_> = gnu_yes()
+            .into_iter()
+            .chain([("ours".into(), binary("yes"))])
+            .collect();
+        for (i, (_, program)) in programs.iter().enumerate() {
             let path = s.path.join(format!("out{i}"));
             let bytes: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
             let mut cmd = command(program, &bytes, false);
@@ -234,12 +272,15 @@ fn a_file_size_limit_matches_gnu() {
                 out.status.code(),
             ));
         }
-        assert_eq!(results[0].0.len() as u64, limit);
-        assert!(
-            results[0] == results[1],
-            "{args:?}: GNU {:?} / ours {:?}",
-            (&results[0].1, results[0].2),
-            (&results[1].1, results[1].2)
-        );
+        let mine = results.last().expect("ours");
+        for (gnu, (label, _)) in results.iter().zip(&programs) {
+            assert_eq!(gnu.0.len() as u64, limit, "{label}");
+            assert!(
+                gnu == mine,
+                "{args:?}: GNU {label} {:?} / ours {:?}",
+                (&gnu.1, gnu.2),
+                (&mine.1, mine.2)
+            );
+        }
     }
 }

@@ -42,12 +42,19 @@ pub struct Gnu {
     bin: PathBuf,
     pub coreutils: Version,
     pub grep: Version,
+    /// The Debian version of the PCRE2 library its grep `-P` runs on.
+    pub pcre2: String,
 }
 
 impl Gnu {
     /// The machine's own GNU, in /usr/bin.
     pub fn system() -> Result<Gnu, String> {
-        Gnu::at("system", Path::new("/usr/bin"))
+        let out = Command::new("dpkg-query")
+            .args(["-W", "-f", "${Version}", "libpcre2-8-0"])
+            .output()
+            .map_err(|e| format!("dpkg-query: {e}"))?;
+        let pcre2 = String::from_utf8_lossy(&out.stdout).into_owned();
+        Gnu::at("system", Path::new("/usr/bin"), pcre2)
     }
 
     /// A Debian suite's GNU, unpacked by `.ci/gnu-current SUITE`.
@@ -60,16 +67,36 @@ impl Gnu {
                 bin.display()
             ));
         }
-        Gnu::at(name, &bin)
+        let versions = std::fs::read_to_string(bin.with_file_name("VERSIONS"))
+            .map_err(|e| format!("{}: {e}", bin.with_file_name("VERSIONS").display()))?;
+        let pcre2 = versions
+            .lines()
+            .find_map(|l| l.strip_prefix("libpcre2-8-0="))
+            .unwrap_or_default()
+            .to_string();
+        Gnu::at(name, &bin, pcre2)
     }
 
-    fn at(column: &str, bin: &Path) -> Result<Gnu, String> {
+    fn at(column: &str, bin: &Path, pcre2: String) -> Result<Gnu, String> {
         Ok(Gnu {
             column: column.to_string(),
             bin: bin.to_path_buf(),
             coreutils: version_of(&bin.join("wc"))?,
             grep: version_of(&bin.join("grep"))?,
+            pcre2,
         })
+    }
+
+    /// Does its grep `-P` run on the PCRE2 release ours links (the
+    /// system's)?  `pcre2-release` (docs/differences.md): PCRE2 10.43
+    /// changed what patterns compile (variable-length lookbehinds) and
+    /// lets grep 3.11 and later match Unicode classes (`PCRE2_UCP`, which
+    /// grep asks for only where `PCRE2_EXTRA_ASCII_BSD` keeps `\d`
+    /// ASCII); grep 3.12 built on the system's 10.42 does neither, as ours.
+    pub fn pcre2_is_ours(&self) -> bool {
+        static SYSTEM: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        let system = SYSTEM.get_or_init(|| Gnu::system().map(|g| g.pcre2).unwrap_or_default());
+        self.pcre2 == *system
     }
 
     /// The program of one tool, `wc`, `cat`, `yes` or `grep`.

@@ -267,3 +267,12 @@ pub fn feed_in_chunks(mut w: impl std::io::Write, data: Vec<u8>, seed: u64) {
         }
     }
 }
+
+/// How many generated cases a conformance test runs: `var` in the
+/// environment (`WC_GNU_CASES`, ...), or `default`.
+pub fn case_count(var: &str, default: usize) -> usize {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
