@@ -12,6 +12,7 @@ use std::process::Command;
 
 use samebytes_oracle::binary::{report, Tool};
 use samebytes_oracle::faultplan::{Counts, InputEio, Kind, Outcome, Plan, COUNTS_FILE_LEN, ENV};
+use samebytes_oracle::gnu::Version;
 
 /// The most cases a bounded campaign runs before it gives up on reaching
 /// every cell.
@@ -129,6 +130,13 @@ fn under_layer_with_env(
         out.status.code().unwrap_or(-1),
         counts,
     )
+}
+
+/// The GNU builds `SAMEBYTES_GNU` names (samebytes_oracle::gnu).
+fn gnu_builds() -> &'static [samebytes_oracle::gnu::Gnu] {
+    static BUILDS: std::sync::OnceLock<Vec<samebytes_oracle::gnu::Gnu>> =
+        std::sync::OnceLock::new();
+    BUILDS.get_or_init(samebytes_oracle::gnu::columns_or_panic)
 }
 
 fn big_file(name: &str, len: usize) -> PathBuf {
@@ -270,12 +278,15 @@ fn grep_drains_a_stdin_pipe_through_interrupted_reads_as_gnu() {
         under_layer(Path::new("/bin/bash"), &["-c", &script], plan(), None)
     };
     let (_, ours_err, ours_status, counts) = run(&binaries().tool(Tool::Grep));
-    let (_, gnu_err, gnu_status, _) = run(Path::new("/usr/bin/grep"));
-    assert_eq!(
-        (gnu_status, gnu_err.as_str()),
-        (1, ""),
-        "GNU under the plan"
-    );
+    for gnu in gnu_builds() {
+        let (_, gnu_err, gnu_status, _) = run(&gnu.tool("grep"));
+        assert_eq!(
+            (gnu_status, gnu_err.as_str()),
+            (1, ""),
+            "GNU {} under the plan",
+            gnu.label()
+        );
+    }
     assert_eq!(
         (ours_status, ours_err.as_str()),
         (1, ""),
@@ -316,28 +327,33 @@ fn grep_search_of_stdin_at_an_offset_ends_at_a_read_error_as_gnu() {
         None,
         &env,
     );
-    let (want, want_err, want_status, _) = under_layer(
-        Path::new("/bin/sh"),
-        &["-c", &script(Path::new("/usr/bin/grep"))],
-        plan(),
-        None,
-    );
     assert!(
         counts.get(Kind::Read, Outcome::InputFailed) > 0,
         "a read failed"
     );
-    assert_eq!(
-        (
-            got_status,
-            String::from_utf8_lossy(&got),
-            got_err.replace(&ours.display().to_string(), "grep")
-        ),
-        (
-            want_status,
-            String::from_utf8_lossy(&want),
-            want_err.replace("/usr/bin/grep", "grep")
-        )
-    );
+    for gnu in gnu_builds() {
+        let gnu_grep = gnu.tool("grep");
+        let (want, want_err, want_status, _) = under_layer(
+            Path::new("/bin/sh"),
+            &["-c", &script(&gnu_grep)],
+            plan(),
+            None,
+        );
+        assert_eq!(
+            (
+                got_status,
+                String::from_utf8_lossy(&got),
+                got_err.replace(&ours.display().to_string(), "grep")
+            ),
+            (
+                want_status,
+                String::from_utf8_lossy(&want),
+                want_err.replace(&gnu_grep.display().to_string(), "grep")
+            ),
+            "GNU {}",
+            gnu.label()
+        );
+    }
     let _ = std::fs::remove_file(file);
 }
 
@@ -475,13 +491,18 @@ fn grep_read_errors_follow_gnu() {
         &["-L", "-m0", "x"],
     ];
     let ours = binaries().tool(Tool::Grep);
+    let programs: Vec<PathBuf> = gnu_builds()
+        .iter()
+        .map(|g| g.tool("grep"))
+        .chain([ours])
+        .collect();
     let mut compared = 0;
     for &at in &offsets {
         for args in arg_sets {
             let mut argv: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
             argv.push(b"f".to_vec());
             let want = spec_over_failing_file(&argv, b"f", &data, at as usize);
-            for program in [Path::new("/usr/bin/grep"), ours.as_path()] {
+            for program in &programs {
                 let plan = Plan {
                     seed: at,
                     short: 20,
@@ -522,7 +543,7 @@ fn grep_read_errors_follow_gnu() {
             }
         }
     }
-    assert_eq!(compared, offsets.len() * arg_sets.len() * 2);
+    assert_eq!(compared, offsets.len() * arg_sets.len() * programs.len());
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -592,10 +613,11 @@ fn wc_leaves_stdin_where_its_pread_failed() {
     use std::io::{Seek, SeekFrom};
     let file = big_file("wc-stdin-offset", 9 << 20);
     let at = 7 << 20;
-    for program in [
-        Path::new("/usr/bin/wc"),
-        binaries().tool(Tool::Wc).as_path(),
-    ] {
+    let programs = gnu_builds()
+        .iter()
+        .map(|g| g.tool("wc"))
+        .chain([binaries().tool(Tool::Wc)]);
+    for program in programs {
         for start in [0u64, 1000] {
             let mut stdin = std::fs::File::open(&file).expect("open");
             stdin.seek(SeekFrom::Start(start)).expect("seek");
@@ -605,7 +627,7 @@ fn wc_leaves_stdin_where_its_pread_failed() {
                 input_eio: vec![eio_at(&file, at)],
                 ..Plan::default()
             };
-            let out = Command::new(program)
+            let out = Command::new(&program)
                 .arg("-l")
                 .stdin(stdin)
                 .env("LD_PRELOAD", binaries().layer())
@@ -670,7 +692,7 @@ fn diagnostics_fall_where_the_spec_places_them_as_in_gnu() {
         input_eio: vec![eio_at(&dir.join("a"), eio as u64)],
         ..Plan::default()
     };
-    let mut compared = 0;
+    let (mut compared, mut expected) = (0, 0);
     for &(tool, args, gnu_differs) in cases {
         let argv: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
         let spec = match tool {
@@ -697,13 +719,14 @@ fn diagnostics_fall_where_the_spec_places_them_as_in_gnu() {
             Tool::Yes => unreachable!("yes writes its one diagnostic last"),
         };
         assert!(!spec.placements.is_empty(), "{args:?}: no diagnostic");
-        let gnu = Path::new("/usr/bin").join(tool.name());
-        let ours = binaries().tool(tool);
-        let programs = match gnu_differs {
-            None => vec![gnu.as_path(), ours.as_path()],
-            Some(_) => vec![ours.as_path()],
-        };
-        for program in programs {
+        // 9.1 is the only build the rule holds for.
+        let gnu = gnu_builds()
+            .iter()
+            .filter(|g| gnu_differs.is_none() || g.coreutils >= Version(9, 2))
+            .map(|g| g.tool(tool.name()));
+        let programs: Vec<PathBuf> = gnu.chain([binaries().tool(tool)]).collect();
+        expected += programs.len();
+        for program in &programs {
             let (mut reader, writer) = std::io::pipe().expect("pipe");
             let mut cmd = Command::new(program);
             std::os::unix::process::CommandExt::arg0(&mut cmd, tool.name());
@@ -735,6 +758,7 @@ fn diagnostics_fall_where_the_spec_places_them_as_in_gnu() {
             compared += 1;
         }
     }
-    assert_eq!(compared, 2 * cases.len() - 3);
+    assert_eq!(compared, expected);
+    assert!(compared > cases.len(), "GNU ran none of the cases");
     let _ = std::fs::remove_dir_all(dir);
 }

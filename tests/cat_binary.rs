@@ -616,12 +616,16 @@ fn a_dry_non_blocking_stdin_pipe_ends_cat_as_gnu() {
         )
     };
     for to_file in [false, true] {
-        let gnu = run(std::path::Path::new("/usr/bin/cat"), to_file);
-        assert_eq!(gnu.0, Some(1), "{gnu:?}");
-        assert_eq!(
-            run(&binary("cat"), to_file),
-            gnu,
-            "stdout to a file: {to_file}"
-        );
+        let mine = run(&binary("cat"), to_file);
+        for build in samebytes_oracle::gnu::columns_or_panic() {
+            let gnu = run(&build.tool("cat"), to_file);
+            assert_eq!(gnu.0, Some(1), "{gnu:?}");
+            assert_eq!(
+                mine,
+                gnu,
+                "stdout to a file: {to_file}, GNU {}",
+                build.label()
+            );
+        }
     }
 }

@@ -19,14 +19,18 @@ use samebytes_oracle::cat::{cat_case, CatCase};
 use samebytes_spec::cat::CatStdout;
 use samebytes_spec::world::{Node, Stdin, World};
 
-const GNU_CAT: &str = "/usr/bin/cat";
+/// GNU cat of every build `SAMEBYTES_GNU` names.
+fn gnu_cats() -> Vec<PathBuf> {
+    samebytes_oracle::gnu::columns_or_panic()
+        .iter()
+        .map(|g| g.tool("cat"))
+        .collect()
+}
 
-fn binaries() -> [PathBuf; 3] {
-    [
-        common::binary("cat"),
-        common::binary("samebytes"),
-        PathBuf::from(GNU_CAT),
-    ]
+/// Ours, the multicall binary, and every GNU cat.
+fn binaries() -> Vec<PathBuf> {
+    let ours = [common::binary("cat"), common::binary("samebytes")];
+    ours.into_iter().chain(gnu_cats()).collect()
 }
 
 /// Does GNU cat take this command line as ours does: none of our own
@@ -125,9 +129,9 @@ fn a_file_before_stdin_is_written_before_cat_waits() {
     case.world
         .files
         .insert(b"f".to_vec(), Node::Regular(b"file\n".to_vec()));
-    for program in [program.as_path(), Path::new(GNU_CAT)] {
+    for program in [program.clone()].into_iter().chain(gnu_cats()) {
         let repro = || format!("{} {:?}", program.display(), case.args);
-        if let Err(m) = check_cat_live(&case, program, LiveStdout::Pipe, &[], &repro) {
+        if let Err(m) = check_cat_live(&case, &program, LiveStdout::Pipe, &[], &repro) {
             panic!("{m}");
         }
     }
@@ -142,6 +146,7 @@ fn generated_cases_run_live_as_the_spec_says() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(60);
     let programs = binaries();
+    let gnu = gnu_cats();
     let mut runner = TestRunner::deterministic();
     let strategy = cat_case();
     let (mut ran, mut drawn, mut pauses) = (0, 0, 0);
@@ -156,7 +161,7 @@ fn generated_cases_run_live_as_the_spec_says() {
             _ => LiveStdout::Terminal,
         };
         for program in &programs {
-            if program.as_path() == Path::new(GNU_CAT) && !gnu_takes(&case) {
+            if gnu.contains(program) && !gnu_takes(&case) {
                 continue;
             }
             let repro = || format!("{} {}", program.display(), case.reproducer());
@@ -167,6 +172,9 @@ fn generated_cases_run_live_as_the_spec_says() {
         }
         ran += 1;
     }
-    eprintln!("{ran} live cases on 3 binaries, {pauses} pauses checked ({drawn} drawn)");
+    eprintln!(
+        "{ran} live cases on {} binaries, {pauses} pauses checked ({drawn} drawn)",
+        programs.len()
+    );
     assert_eq!(ran, cases, "too few generated cases can run live");
 }

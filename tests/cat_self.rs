@@ -174,7 +174,10 @@ fn the_cases_of_gnu_cat_self_sh() {
         .iter()
         .any(|g| g.coreutils >= samebytes_oracle::gnu::Version(9, 6))
     {
-        assert!(current_runs >= CAT_SELF.len(), "each case meets current GNU");
+        assert!(
+            current_runs >= CAT_SELF.len(),
+            "each case meets current GNU"
+        );
     }
 }
 

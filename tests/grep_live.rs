@@ -80,9 +80,10 @@ fn live(args: &[&str], bursts: &[&[u8]], stdout: LiveStdout) {
         (LiveStdout::Pipe, false) => Strictness::Prefix,
         _ => Strictness::Exact,
     };
-    let gnu = std::path::Path::new("/usr/bin/grep");
-    if let Err(m) = check_grep_live(&case, gnu, stdout, strictness, &[], &repro) {
-        panic!("GNU grep: {m}");
+    for gnu in samebytes_oracle::gnu::columns_or_panic() {
+        if let Err(m) = check_grep_live(&case, &gnu.tool("grep"), stdout, strictness, &[], &repro) {
+            panic!("GNU grep {}: {m}", gnu.label());
+        }
     }
 }
 
