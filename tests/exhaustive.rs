@@ -29,7 +29,7 @@ fn extra() -> usize {
 fn every_input_up_to(tool: &str, bound: usize) {
     let n = bound + extra();
     let checker = exhaustive::checker(tool).expect("a checker");
-    let report = exhaustive::run(checker, n, 2, None);
+    let report = exhaustive::run(checker, n, None, 2, None);
     println!("{}", report.summary());
     if let Some((classes, m)) = &report.counterexample {
         panic!("input [{}]\n{m}", classes.join(" "));
@@ -184,6 +184,132 @@ fn the_docs_hold_every_class_table() {
         assert!(
             doc.contains(&table),
             "docs/exhaustive.md lacks the {tool} classes as `samebytes-oracle exhaustive {tool} --classes` prints them:\n{table}"
+        );
+    }
+}
+
+/// The shifted mode runs for every tool in `cargo test` too, at small
+/// bounds (`.ci/run` goes deeper): every input up to the bound, at every
+/// placement, on the production-sized paths.
+#[test]
+fn shifted_mode_checks_every_tool() {
+    for (tool, n) in [("wc", 1), ("cat", 1), ("yes", 2), ("grep", 0)] {
+        let n = n + extra();
+        let checker = exhaustive::checker(tool).expect("a checker");
+        let report = exhaustive::run(checker, n, Some(n), 2, None);
+        println!("{}", report.summary());
+        if let Some((classes, m)) = &report.counterexample {
+            panic!("{tool} shifted, input [{}]\n{m}", classes.join(" "));
+        }
+        assert_eq!(report.reached, Some(n), "{tool} stopped short");
+        assert!(report.shifted_runs > 0, "{tool}: no shifted run");
+    }
+}
+
+/// The shifted mode's filler is a whole line whose effect on the spec's
+/// output is known, so an embedded input is checked as itself: for wc the
+/// counts of filler and input add up (the width is the longer line's);
+/// for cat, without numbering or squeezing, the output is the filler's
+/// then the input's; for grep, with a pattern the filler line never
+/// matches and no option that counts, numbers or inverts, the output is
+/// the input's alone.  Random inputs over the classes' members, at every
+/// placement.
+#[test]
+fn the_shifted_filler_keeps_outputs_equivalent() {
+    use samebytes_oracle::exhaustive::{filler_line, placements};
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = (picks(5), any::<usize>(), any::<usize>());
+    let mut related = std::collections::BTreeMap::new();
+    for _ in 0..300 {
+        let (p, option, place) = proptest::strategy::ValueTree::current(
+            &strategy.new_tree(&mut runner).expect("a draw"),
+        );
+        for tool in ["wc", "cat", "grep"] {
+            let checker = exhaustive::checker(tool).expect("a checker");
+            let (_, input) = exhaustive::substitute(checker.alphabet(), &p);
+            let spots = placements(input.len());
+            let before = spots[place % spots.len()];
+            let index = option % checker.option_count();
+            let filler_byte = if tool == "grep" { b'b' } else { b'a' };
+            let filler = filler_line(filler_byte, before);
+            let mut embedded = filler.clone();
+            embedded.extend_from_slice(&input);
+            let whole = checker.spec_outcome(&embedded, index);
+            let alone = checker.spec_outcome(&input, index);
+            let what = format!("{tool} option set {index}, {input:?} after {before}");
+            match tool {
+                "wc" => {
+                    let apart = checker.spec_outcome(&filler, index);
+                    assert_eq!(whole.status, alone.status, "{what}");
+                    let numbers = |o: &samebytes_spec::Outcome| -> Vec<u64> {
+                        String::from_utf8_lossy(&o.stdout)
+                            .split_whitespace()
+                            .filter_map(|w| w.parse().ok())
+                            .collect()
+                    };
+                    let (w, a, f) = (numbers(&whole), numbers(&alone), numbers(&apart));
+                    // Count set index / 3 is the mask index / 3 + 1 over
+                    // -l -w -m -c -L, printed in the order l, w, m, c, L.
+                    let mask = index / 3 + 1;
+                    let printed: Vec<usize> = [0, 1, 2, 3, 4]
+                        .into_iter()
+                        .filter(|bit| mask & (1 << bit) != 0)
+                        .collect();
+                    if alone.status != 0 || w.len() != printed.len() {
+                        continue;
+                    }
+                    for (k, &bit) in printed.iter().enumerate() {
+                        let want = if bit == 4 {
+                            a[k].max(f[k])
+                        } else {
+                            a[k] + f[k]
+                        };
+                        assert_eq!(w[k], want, "{what}: count {bit}");
+                    }
+                    *related.entry(tool).or_insert(0) += 1;
+                }
+                "cat" => {
+                    let numbered = checker
+                        .spec_outcome(b"x\n", index)
+                        .stdout
+                        .starts_with(b"     1\t");
+                    let lines = |o: samebytes_spec::Outcome| {
+                        o.stdout.iter().filter(|&&b| b == b'\n').count()
+                    };
+                    let squeezed = lines(checker.spec_outcome(b"\n\n\n", index)) < 3;
+                    let numbered_or_squeezed = numbered || squeezed;
+                    if numbered_or_squeezed {
+                        continue;
+                    }
+                    let mut want = checker.spec_outcome(&filler, index).stdout;
+                    want.extend_from_slice(&alone.stdout);
+                    assert_eq!(whole.stdout, want, "{what}");
+                    *related.entry(tool).or_insert(0) += 1;
+                }
+                _ => {
+                    // Patterns a, ^a and a$ (option sets 0..3072 of each
+                    // locale), no -v, -c, -n, -B1 (bits 0, 1, 2, 8), and no
+                    // -x or -o with an empty filler line in play.
+                    let mask = index % 1024;
+                    let pattern = index / 1024 % 5;
+                    if pattern > 2 || mask & 0b1_0000_0111 != 0 {
+                        continue;
+                    }
+                    assert_eq!(
+                        (&whole.stdout, whole.status),
+                        (&alone.stdout, alone.status),
+                        "{what}"
+                    );
+                    *related.entry(tool).or_insert(0) += 1;
+                }
+            }
+        }
+    }
+    eprintln!("embeddings related to their inputs: {related:?}");
+    for tool in ["wc", "cat", "grep"] {
+        assert!(
+            related.get(tool).copied().unwrap_or(0) >= 10,
+            "{tool}: {related:?}"
         );
     }
 }

@@ -5,7 +5,7 @@
 //!     samebytes-oracle replay 'wc:<hex>'
 //!     samebytes-oracle dict grep
 //!     samebytes-oracle replay 'binary:wc:<seed>' [--world DIR]
-//!     samebytes-oracle exhaustive wc|cat|yes|grep --max-len N [--jobs N] [--seconds S]
+//!     samebytes-oracle exhaustive wc|cat|yes|grep --max-len N [--shifted M] [--jobs N] [--seconds S]
 //!     samebytes-oracle exhaustive wc|cat|yes|grep --classes
 
 use std::process::ExitCode;
@@ -14,7 +14,7 @@ use std::time::Duration;
 use samebytes_oracle::binary::Tool;
 use samebytes_oracle::campaign::{self, report::Format, Ending, Progress, Settings};
 
-const USAGE: &str = "usage: samebytes-oracle [campaign] [--binaries [--strict | --memcheck SUPPRESSIONS]] [--tool wc|cat|grep|yes]... [--seconds N] [--jobs N] [--seed S] [--report FILE.json|FILE.md]\n       samebytes-oracle replay REPRODUCER|@FILE [--world DIR]   (wc:, cat:, yes:, grep:, grep-tree:, binary:, live:)\n       samebytes-oracle exhaustive wc|cat|yes|grep --max-len N [--jobs N] [--seconds S] | --classes\n       samebytes-oracle dict FUZZ-TARGET   (its libFuzzer dictionary)\n       samebytes-oracle spec grep ARG... < INPUT   (the reference on stdin; LC_ALL=C.UTF-8 for UTF-8)\n";
+const USAGE: &str = "usage: samebytes-oracle [campaign] [--binaries [--strict | --memcheck SUPPRESSIONS]] [--tool wc|cat|grep|yes]... [--seconds N] [--jobs N] [--seed S] [--report FILE.json|FILE.md]\n       samebytes-oracle replay REPRODUCER|@FILE [--world DIR]   (wc:, cat:, yes:, grep:, grep-tree:, binary:, live:)\n       samebytes-oracle exhaustive wc|cat|yes|grep --max-len N [--shifted M] [--jobs N] [--seconds S] | --classes\n       samebytes-oracle dict FUZZ-TARGET   (its libFuzzer dictionary)\n       samebytes-oracle spec grep ARG... < INPUT   (the reference on stdin; LC_ALL=C.UTF-8 for UTF-8)\n";
 
 /// The binaries next to this program, built (by cargo, in this program's
 /// profile) if they are missing or stale.
@@ -189,8 +189,9 @@ fn binary_campaign(
     }
 }
 
-/// `exhaustive TOOL --max-len N [--jobs N] [--seconds S]`: every input up
-/// to N bytes; exits 1 on a counterexample, 3 when the time ran out first.
+/// `exhaustive TOOL --max-len N [--shifted M] [--jobs N] [--seconds S]`:
+/// every input up to N bytes, and those up to M also shifted; exits 1 on
+/// a counterexample, 3 when the time ran out first.
 fn exhaustive(args: &[String]) -> ExitCode {
     use samebytes_oracle::exhaustive;
     let Some(checker) = args.first().and_then(|t| exhaustive::checker(t)) else {
@@ -201,6 +202,7 @@ fn exhaustive(args: &[String]) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let (mut max_len, mut jobs, mut seconds) = (None, campaign::default_jobs(), None);
+    let mut shifted = None;
     let mut it = args[1..].iter();
     while let Some(flag) = it.next() {
         let Some(v) = it.next().and_then(|v| v.parse::<u64>().ok()) else {
@@ -208,6 +210,7 @@ fn exhaustive(args: &[String]) -> ExitCode {
         };
         match flag.as_str() {
             "--max-len" => max_len = Some(v as usize),
+            "--shifted" => shifted = Some(v as usize),
             "--jobs" if v > 0 => jobs = v as usize,
             "--seconds" => seconds = Some(Duration::from_secs(v)),
             _ => return usage_error(),
@@ -217,7 +220,7 @@ fn exhaustive(args: &[String]) -> ExitCode {
         return usage_error();
     };
     let deadline = seconds.map(|s| std::time::Instant::now() + s);
-    let report = exhaustive::run(checker, max_len, jobs, deadline);
+    let report = exhaustive::run(checker, max_len, shifted, jobs, deadline);
     println!("{}", report.summary());
     if report.counterexample.is_some() {
         ExitCode::from(1)

@@ -18,6 +18,7 @@ use super::{
 use crate::cat::{case_config, run_impl, run_spec, CatCase};
 use crate::mismatch::{compare_in_order, Mismatch};
 use crate::schedule::{ReadSchedule, WriteSchedule};
+use samebytes::cat::CatConfig;
 
 /// The classes cat's formatter tells apart.  cat works on bytes in every
 /// locale (GNU's `-v` is byte-wise), so the C locale stands for both.
@@ -209,5 +210,29 @@ impl Checker for CatChecker {
             n,
             tally,
         )
+    }
+
+    /// After a line of `a`: the default read and write sizes, whole reads
+    /// and reads cut around the input.
+    fn check_shifted(
+        &self,
+        input: &[u8],
+        before: usize,
+        index: usize,
+        tally: &Tally,
+    ) -> Result<(), Box<Mismatch>> {
+        let mut data = super::filler_line(b'a', before);
+        data.extend_from_slice(input);
+        let mut case = Self::case(&data, &option_sets()[index]);
+        let expected = run_spec(&case);
+        tally.spec();
+        for read in super::shifted_reads(before, input.len()) {
+            case.read = read;
+            let actual = run_impl(&case, case.read.clone(), &CatConfig::default());
+            tally.shifted_run();
+            let variant = format!("shifted by {before}, default sizes, reads {:?}", case.read);
+            compare_in_order("cat", &variant, &expected, &actual, &|| case.reproducer())?;
+        }
+        Ok(())
     }
 }

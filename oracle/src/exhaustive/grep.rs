@@ -192,4 +192,42 @@ impl Checker for GrepChecker {
     ) -> Result<(), Box<Mismatch>> {
         Self::check_options(Self::case(input, index), input.len(), n, tally)
     }
+
+    /// After a line of `b` (a word byte no pattern names): streamed and
+    /// mapped at the binaries' buffer size, for the option sets whose
+    /// flags are at most one of [`SHIFTED_FLAGS`] (the searcher's fast
+    /// lanes are the literal and line searches, which context, `-n`,
+    /// `-m1` and `-z` only follow).
+    fn check_shifted(
+        &self,
+        input: &[u8],
+        before: usize,
+        index: usize,
+        tally: &Tally,
+    ) -> Result<(), Box<Mismatch>> {
+        let mask = index % 1024;
+        if mask.count_ones() > 1 || SHIFTED_FLAGS & mask != mask {
+            return Ok(());
+        }
+        let mut data = super::filler_line(b'b', before);
+        data.extend_from_slice(input);
+        let mut case = Self::case(&data, index);
+        case.buffer = samebytes::grep::GrepConfig::default().buffer;
+        let expected = case.spec_outcome();
+        tally.spec();
+        for read in super::shifted_reads(before, input.len()) {
+            case.read = read;
+            for strategy in [FileStrategy::Stream, FileStrategy::Mapped] {
+                let actual = run_impl(&case, strategy);
+                tally.shifted_run();
+                let variant = format!("shifted by {before}, {strategy:?}, reads {:?}", case.read);
+                compare_in_order("grep", &variant, &expected, &actual, &|| case.reproducer())?;
+            }
+        }
+        Ok(())
+    }
 }
+
+/// The flags the shifted mode takes one at a time (bits of an option
+/// set's mask): `-v`, `-c`, `-o`, `-x`, `-w`.
+const SHIFTED_FLAGS: usize = 0b11_1011;

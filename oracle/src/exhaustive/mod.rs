@@ -26,6 +26,15 @@
 //!   counterexample of that length (in enumeration order) is reported,
 //!   whichever thread found it first.
 //!
+//! - Shifted mode ([`placements`], [`Checker::check_shifted`]): the
+//!   bounds above shrink the buffers, so they never reach the fast lanes
+//!   that need room: wc's and cat's 8-byte words and 64-byte blocks, wc's
+//!   4 KiB small-block threshold, grep's mapped windows at full size.  In
+//!   shifted mode every input up to a second bound is also checked
+//!   embedded after a whole line of the tool's filler, at every offset
+//!   modulo 64 and straddling 4096 at every position, on the paths
+//!   production-sized buffers take.
+//!
 //! Each tool's checker ([`wc`], [`cat`], [`yes`], [`grep`]) builds the
 //! driver's own case type for every run, so a counterexample is the
 //! driver's one-line reproducer: `samebytes-oracle replay TOOL:<hex>`
@@ -167,11 +176,46 @@ pub fn reads(parts: &[usize]) -> ReadSchedule {
     }
 }
 
+/// The shifted mode's placements of an input of `len` bytes: how many
+/// filler bytes come before it.  Every offset from 0 to 63, so that the
+/// input meets every lane of an 8-byte word and every place in a 64-byte
+/// block; then straddling 4096 (a page, and wc's small-block threshold)
+/// at every position, from ending a byte before it to starting on it.
+pub fn placements(len: usize) -> Vec<usize> {
+    const THRESHOLD: usize = 4096;
+    let mut out: Vec<usize> = (0..64).collect();
+    out.extend(THRESHOLD - len - 1..=THRESHOLD);
+    out
+}
+
+/// `before` bytes of filler ending a line: `byte` repeated, then a
+/// newline (nothing for 0, a lone newline for 1).
+pub fn filler_line(byte: u8, before: usize) -> Vec<u8> {
+    let mut out = vec![byte; before.saturating_sub(1)];
+    if before > 0 {
+        out.push(b'\n');
+    }
+    out
+}
+
+/// The read schedules of the shifted mode for `input_len` bytes after
+/// `before` bytes of filler: the whole file at once, and reads that end
+/// at the input's start and at its end.
+pub fn shifted_reads(before: usize, input_len: usize) -> Vec<ReadSchedule> {
+    let mut cut: Vec<usize> = [before, input_len].into_iter().filter(|&p| p > 0).collect();
+    if cut.is_empty() {
+        cut.push(0);
+    }
+    vec![ReadSchedule::whole(), reads(&cut)]
+}
+
 /// Counts of a run, shared by worker threads.
 #[derive(Default)]
 pub struct Tally {
     /// Implementation runs compared with the spec.
     pub runs: AtomicU64,
+    /// Of those, runs of the shifted mode.
+    pub shifted_runs: AtomicU64,
     /// Spec runs (one per input and option set).
     pub spec_runs: AtomicU64,
 }
@@ -179,6 +223,10 @@ pub struct Tally {
 impl Tally {
     pub fn run(&self) {
         self.runs.fetch_add(1, Ordering::Relaxed);
+    }
+    pub fn shifted_run(&self) {
+        self.runs.fetch_add(1, Ordering::Relaxed);
+        self.shifted_runs.fetch_add(1, Ordering::Relaxed);
     }
     pub fn spec(&self) {
         self.spec_runs.fetch_add(1, Ordering::Relaxed);
@@ -211,6 +259,17 @@ pub trait Checker: Sync {
         n: usize,
         tally: &Tally,
     ) -> Result<(), Box<Mismatch>>;
+    /// Shifted mode: check `input` under option set `index`, embedded after
+    /// `before` bytes of the tool's filler (a whole line that every option
+    /// set treats as it treats any line), on the paths production-sized
+    /// buffers take, with [`shifted_reads`].
+    fn check_shifted(
+        &self,
+        input: &[u8],
+        before: usize,
+        index: usize,
+        tally: &Tally,
+    ) -> Result<(), Box<Mismatch>>;
     /// The most worker threads worth running: yes maps a buffer per run,
     /// and unmapping on two threads at once costs more than it gains.
     fn max_jobs(&self) -> usize {
@@ -222,11 +281,22 @@ pub trait Checker: Sync {
         false
     }
     /// Check one input (the representatives' bytes) under every option
-    /// set that applies.
-    fn check_input(&self, input: &[u8], n: usize, tally: &Tally) -> Result<(), Box<Mismatch>> {
+    /// set that applies, and, if `shifted`, at every placement.
+    fn check_input(
+        &self,
+        input: &[u8],
+        n: usize,
+        shifted: bool,
+        tally: &Tally,
+    ) -> Result<(), Box<Mismatch>> {
         for index in 0..self.option_count() {
             if self.stand_in(input, index).is_none() {
                 self.check_option_set(input, index, n, tally)?;
+                if shifted {
+                    for before in placements(input.len()) {
+                        self.check_shifted(input, before, index, tally)?;
+                    }
+                }
             }
         }
         Ok(())
@@ -241,6 +311,10 @@ pub struct Report {
     pub max_len: usize,
     pub inputs: u64,
     pub runs: u64,
+    /// Of `runs`, the shifted mode's.
+    pub shifted_runs: u64,
+    /// Inputs up to this length were also checked shifted.
+    pub shifted_len: Option<usize>,
     pub spec_runs: u64,
     pub elapsed: Duration,
     pub jobs: usize,
@@ -272,6 +346,14 @@ impl Report {
             self.elapsed.as_secs_f64(),
             self.jobs,
         );
+        if let Some(len) = self.shifted_len {
+            s.push_str(&format!(
+                "\n{}: shifted, inputs up to {len} bytes at {} placements each: {} of those runs",
+                self.tool,
+                placements(len).len(),
+                self.shifted_runs
+            ));
+        }
         if self.timed_out {
             s.push_str(&format!(
                 "\n{}: stopped at the time limit before length {}",
@@ -295,10 +377,12 @@ impl Report {
 }
 
 /// Check every input of every length up to `max_len`, on `jobs` threads,
-/// stopping at the first length with a counterexample or at `deadline`.
+/// those up to `shifted_len` in shifted mode too, stopping at the first
+/// length with a counterexample or at `deadline`.
 pub fn run(
     checker: &dyn Checker,
     max_len: usize,
+    shifted_len: Option<usize>,
     jobs: usize,
     deadline: Option<Instant>,
 ) -> Report {
@@ -311,6 +395,8 @@ pub fn run(
         max_len,
         inputs: 0,
         runs: 0,
+        shifted_runs: 0,
+        shifted_len,
         spec_runs: 0,
         elapsed: Duration::ZERO,
         jobs: jobs.clamp(1, checker.max_jobs()),
@@ -340,7 +426,8 @@ pub fn run(
                         return;
                     }
                     let bytes = representatives(alphabet, &inputs[i]);
-                    match checker.check_input(&bytes, max_len, &tally) {
+                    let shifted = shifted_len.is_some_and(|s| len <= s);
+                    match checker.check_input(&bytes, max_len, shifted, &tally) {
                         Ok(()) => {
                             done.fetch_add(1, Ordering::Relaxed);
                         }
@@ -368,6 +455,7 @@ pub fn run(
         report.reached = Some(len);
     }
     report.runs = tally.runs.load(Ordering::Relaxed);
+    report.shifted_runs = tally.shifted_runs.load(Ordering::Relaxed);
     report.spec_runs = tally.spec_runs.load(Ordering::Relaxed);
     report.elapsed = started.elapsed();
     report
@@ -507,6 +595,15 @@ mod tests {
         fn spec_outcome(&self, input: &[u8], _: usize) -> samebytes_spec::Outcome {
             samebytes_spec::Outcome::new(input.to_vec(), Vec::new(), 0)
         }
+        fn check_shifted(
+            &self,
+            _: &[u8],
+            _: usize,
+            _: usize,
+            _: &Tally,
+        ) -> Result<(), Box<Mismatch>> {
+            Ok(())
+        }
         fn check_option_set(
             &self,
             input: &[u8],
@@ -533,7 +630,7 @@ mod tests {
     #[test]
     fn the_smallest_counterexample_is_reported_on_any_number_of_jobs() {
         for jobs in 1..=4 {
-            let report = run(&Picky, 6, jobs, None);
+            let report = run(&Picky, 6, None, jobs, None);
             // Length 2 holds "xx" (index 0) and "yz" (index 1): the first.
             assert_eq!(report.reached, Some(1), "{jobs} jobs");
             let (classes, m) = report.counterexample.expect("a counterexample");
@@ -543,7 +640,7 @@ mod tests {
             assert!(report.inputs >= 2);
         }
         // Without a bad input the run reaches its bound.
-        let report = run(&Picky, 1, 2, None);
+        let report = run(&Picky, 1, None, 2, None);
         assert_eq!((report.reached, report.inputs), (Some(1), 2));
         assert!(report.counterexample.is_none());
     }

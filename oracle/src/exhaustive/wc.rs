@@ -6,10 +6,14 @@
 
 use samebytes_spec::world::{Node, World};
 
-use super::{byte_members, capacities, compositions, reads, Alphabet, Checker, Symbol, Tally};
+use super::{
+    byte_members, capacities, compositions, filler_line, reads, shifted_reads, Alphabet, Checker,
+    Symbol, Tally,
+};
 use crate::mismatch::{compare_in_order, Mismatch};
 use crate::schedule::{ReadSchedule, WriteSchedule};
 use crate::wc::{run_impl, run_spec, small_config, ImplPath, WcCase};
+use samebytes::wc::WcConfig;
 
 /// Every character of the listed code points, as UTF-8, but those with
 /// the byte 0xA0, which separates words in the C locale.
@@ -278,5 +282,56 @@ impl Checker for WcChecker {
         tally: &Tally,
     ) -> Result<(), Box<Mismatch>> {
         Self::check_options(Self::case(input, index), n, tally)
+    }
+
+    /// After a line of `word` bytes: the file as one slice (the 8-byte
+    /// lanes and 64-byte blocks at full size), the same split across
+    /// threads from 48 bytes up, and streamed at the default buffer.
+    fn check_shifted(
+        &self,
+        input: &[u8],
+        before: usize,
+        index: usize,
+        tally: &Tally,
+    ) -> Result<(), Box<Mismatch>> {
+        let mut data = filler_line(b'a', before);
+        data.extend_from_slice(input);
+        let mut case = Self::case(&data, index);
+        let expected = run_spec(&case);
+        tally.spec();
+        let split = WcConfig {
+            parallel_min: 48,
+            ..WcConfig::default()
+        };
+        let mut runs = vec![
+            (
+                "slice".to_string(),
+                ImplPath::Slice,
+                WcConfig::default(),
+                ReadSchedule::whole(),
+            ),
+            (
+                "slice, split".to_string(),
+                ImplPath::Slice,
+                split,
+                ReadSchedule::whole(),
+            ),
+        ];
+        for read in shifted_reads(before, input.len()) {
+            runs.push((
+                format!("stream, reads {read:?}"),
+                ImplPath::Stream,
+                WcConfig::default(),
+                read,
+            ));
+        }
+        for (name, path, cfg, read) in runs {
+            case.read = read;
+            let actual = run_impl(&case, path, &cfg);
+            tally.shifted_run();
+            let variant = format!("shifted by {before}, {name}");
+            compare_in_order("wc", &variant, &expected, &actual, &|| case.reproducer())?;
+        }
+        Ok(())
     }
 }

@@ -147,4 +147,28 @@ impl Checker for YesChecker {
         }
         Ok(())
     }
+
+    /// yes reads nothing: its input is its command line, so the input
+    /// follows `before` bytes of `y` in the first operand (a line that
+    /// long), and the output is read for two lines and a byte at the
+    /// binaries' sizes, so that whole lines fill the warm-up writes and
+    /// the send buffer at every offset.
+    fn check_shifted(
+        &self,
+        input: &[u8],
+        before: usize,
+        index: usize,
+        tally: &Tally,
+    ) -> Result<(), Box<Mismatch>> {
+        let mut line = vec![b'y'; before];
+        line.extend_from_slice(input);
+        let limit = 2 * (line.len() + 1) + 1;
+        let case = Self::case(&line, index == 1, limit);
+        let expected = run_spec(&case);
+        tally.spec();
+        let actual = run_impl(&case, &YesConfig::default());
+        tally.shifted_run();
+        let variant = format!("shifted by {before}, default sizes");
+        compare_in_order("yes", &variant, &expected, &actual, &|| case.reproducer())
+    }
 }
