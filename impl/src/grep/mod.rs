@@ -65,7 +65,7 @@ mod system;
 mod translate;
 mod walk;
 
-pub use run::run;
+pub use run::{prepare, run, search, Prepare, Prepared};
 pub use system::{
     DirType, GrepFiles, GrepInput, GrepStream, GrepSystem, Leftover, Listing, MappedFile,
     NeverPauses, OpenFlags, RawEntry, SearchWindow, SystemFiles, SystemGrep,

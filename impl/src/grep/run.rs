@@ -7,7 +7,8 @@ use std::io::Write;
 
 use samebytes_spec::grep::color::Colors;
 use samebytes_spec::grep::{
-    assemble_patterns, parse_args, pattern_file_error, Directories, GrepEnv, Invocation, ListFiles,
+    assemble_patterns, parse_args, pattern_file_error, Directories, GrepEnv, GrepOptions,
+    Invocation, ListFiles, PatternConfig, PatternList,
 };
 
 use super::file::RunContext;
@@ -31,8 +32,45 @@ pub fn run(
     stderr: &mut dyn Write,
     cfg: &GrepConfig,
 ) -> i32 {
+    match prepare(args, env, system, stdout, stderr) {
+        Prepare::Exit(status) => status,
+        Prepare::Ready(prepared) => search(&prepared, env, system, stdout, stderr, cfg),
+    }
+}
+
+/// A command line made ready to search: its options, its patterns and
+/// their matcher, its file filters and colours.  One can search any
+/// number of times (the exhaustive checker searches every input of an
+/// option set with one, as the binary searches every operand with one):
+/// what [`prepare`] read (pattern and exclude files) and printed
+/// (warnings) belongs to the command line, not to the inputs.
+pub struct Prepared {
+    opts: GrepOptions,
+    patterns: PatternList,
+    pcfg: PatternConfig,
+    matcher: Matcher,
+    filters: Filters,
+    colors: Option<Colors>,
+}
+
+/// What [`prepare`] made of a command line.
+pub enum Prepare {
+    /// grep is done before any input, with this status (help, usage and
+    /// pattern errors, unreadable pattern files, nothing to select).
+    Exit(i32),
+    Ready(Box<Prepared>),
+}
+
+/// Parse the command line, read the pattern and exclude files, compile
+/// the patterns, and print what GNU prints before it reads any input.
+pub fn prepare(
+    args: &[Vec<u8>],
+    env: &GrepEnv,
+    system: &dyn GrepSystem,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Prepare {
     let program = env.program.as_str();
-    let system: &dyn GrepSystem = system;
     let opts = match parse_args(args, env) {
         Invocation::Run(o) => o,
         Invocation::Exit(outcome) => {
@@ -43,9 +81,9 @@ pub fn run(
                     "{program}: write error: {}",
                     crate::sys::error_text(&e)
                 );
-                return 2;
+                return Prepare::Exit(2);
             }
-            return outcome.status;
+            return Prepare::Exit(outcome.status);
         }
     };
     for w in &opts.warnings {
@@ -62,7 +100,7 @@ pub fn run(
                 stderr,
                 &pattern_file_error(program, &name, &crate::sys::error_text(&e)),
             );
-            return 2;
+            return Prepare::Exit(2);
         }
     };
     // Nothing can be selected (`-m0`; only empty `-f` files and no `-v`;
@@ -77,7 +115,7 @@ pub fn run(
     if (opts.max_count == Some(0) || selects_nothing)
         && opts.effective(system.stdout_is_dev_null()).list != ListFiles::NonMatching
     {
-        return 1;
+        return Prepare::Exit(1);
     }
     // After GNU's early exit, before the patterns are compiled.
     let (colors, color_warning) = Colors::of_run(&opts, env);
@@ -97,7 +135,7 @@ pub fn run(
             for e in &errors {
                 diagnose(stderr, &patterns.error_line(program, e));
             }
-            return 2;
+            return Prepare::Exit(2);
         }
     };
     let filters = Filters::read(&opts, env.locale, |name| match name {
@@ -109,9 +147,39 @@ pub fn run(
         Err((name, e)) => {
             let text = crate::sys::error_text(&e);
             diagnose(stderr, &pattern_file_error(program, &name, &text));
-            return 2;
+            return Prepare::Exit(2);
         }
     };
+    Prepare::Ready(Box::new(Prepared {
+        opts,
+        patterns,
+        pcfg,
+        matcher,
+        filters,
+        colors,
+    }))
+}
+
+/// Search the operands of a prepared command line (the walk, on this
+/// thread or several) and print; the exit status.
+pub fn search(
+    prepared: &Prepared,
+    env: &GrepEnv,
+    system: &mut dyn GrepSystem,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+    cfg: &GrepConfig,
+) -> i32 {
+    let program = env.program.as_str();
+    let system: &dyn GrepSystem = system;
+    let Prepared {
+        opts,
+        patterns,
+        pcfg,
+        matcher,
+        filters,
+        colors,
+    } = prepared;
     let eff = opts.effective(system.stdout_is_dev_null());
     let recursive = opts.directories == Directories::Recurse;
     let (operands, omit_dot_slash) = match (opts.operands.is_empty(), recursive) {
@@ -130,7 +198,7 @@ pub fn run(
     // the look-ahead helper (`ahead.rs`) when there are two cores.
     let parallel = cfg.threads > 1 && (recursive || operands.len() > 1);
     let ctx = RunContext {
-        opts: &opts,
+        opts,
         env,
         eff,
         files: system.files(),
@@ -139,15 +207,15 @@ pub fn run(
             ..*cfg
         },
         with_filename,
-        palette: colors.map(Palette::new),
+        palette: colors.clone().map(Palette::new),
         line_buffered: opts.line_buffered || env.stdout_is_terminal,
     };
     let files = ctx.files;
     let ctx = &ctx;
     let walker = Walker {
-        opts: &opts,
+        opts,
         files,
-        filters: &filters,
+        filters,
         program,
         omit_dot_slash,
         with_filename: &ctx.with_filename,
@@ -156,18 +224,18 @@ pub fn run(
     // This thread searches too: `threads - 1` more.
     let more = match parallel {
         true => (1..cfg.threads)
-            .map(|_| matcher.for_thread(&patterns.patterns, &pcfg))
+            .map(|_| matcher.for_thread(&patterns.patterns, pcfg))
             .collect::<Option<Vec<_>>>(),
         false => None,
     };
     let mut status = None;
     if let Some(matchers) = more {
         let walk = WalkState::new(operands.clone());
-        (status, printer) = search_ordered(ctx, &matcher, matchers, &walker, walk, printer);
+        (status, printer) = search_ordered(ctx, matcher, matchers, &walker, walk, printer);
     }
     let status = match status {
         Some(status) => status,
-        None => search_in_turn(ctx, &matcher, &walker, operands, &mut printer),
+        None => search_in_turn(ctx, matcher, &walker, operands, &mut printer),
     };
     match printer.stdout_failed.take() {
         Some(e) => {

@@ -5,11 +5,15 @@
 //! thresholds derived from it) of each capacity and every read schedule
 //! that fits.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
 use samebytes_spec::grep::GrepStdout;
 use samebytes_spec::world::{Node, World};
 
 use super::{byte_members, capacities, compositions, reads, Alphabet, Checker, Symbol, Tally};
-use crate::grep::{run_impl, ColorEnv, FileStrategy, GrepCase};
+use crate::grep::{run_impl_prepared, ColorEnv, FileStrategy, GrepCase, PreparedArgs};
 use crate::mismatch::{compare_in_order, Mismatch};
 use crate::schedule::{ReadSchedule, WriteSchedule};
 
@@ -110,6 +114,23 @@ fn option_set(index: usize) -> (bool, &'static [u8], Vec<Vec<u8>>) {
     (utf8, pattern, flags)
 }
 
+/// Option set `index`'s command line, prepared once per worker thread
+/// (`samebytes::grep::prepare`: options, patterns, matcher) and searched
+/// with for every input, as the binary prepares once and searches every
+/// operand: building the matcher was 60% of a run.
+fn prepared(index: usize, case: &GrepCase) -> Rc<PreparedArgs> {
+    thread_local! {
+        static PREPARED: RefCell<HashMap<usize, Rc<PreparedArgs>>> = RefCell::default();
+    }
+    PREPARED.with(|cache| {
+        cache
+            .borrow_mut()
+            .entry(index)
+            .or_insert_with(|| Rc::new(PreparedArgs::new(case)))
+            .clone()
+    })
+}
+
 pub struct GrepChecker;
 
 impl GrepChecker {
@@ -135,12 +156,14 @@ impl GrepChecker {
 
     fn check_options(
         mut case: GrepCase,
+        index: usize,
         len: usize,
         n: usize,
         tally: &Tally,
     ) -> Result<(), Box<Mismatch>> {
         let expected = case.spec_outcome();
         tally.spec();
+        let prepared = prepared(index, &case);
         for cap in capacities(n) {
             case.buffer = cap;
             // The stream buffer grows past its starting capacity for a
@@ -148,7 +171,7 @@ impl GrepChecker {
             for parts in compositions(len, len) {
                 case.read = reads(&parts);
                 for strategy in [FileStrategy::Stream, FileStrategy::Mapped] {
-                    let actual = run_impl(&case, strategy);
+                    let actual = run_impl_prepared(&case, strategy, &prepared);
                     tally.run();
                     let variant = format!("buffer {cap}, {strategy:?}, reads {parts:?}");
                     compare_in_order("grep", &variant, &expected, &actual, &|| case.reproducer())?;
@@ -190,7 +213,7 @@ impl Checker for GrepChecker {
         n: usize,
         tally: &Tally,
     ) -> Result<(), Box<Mismatch>> {
-        Self::check_options(Self::case(input, index), input.len(), n, tally)
+        Self::check_options(Self::case(input, index), index, input.len(), n, tally)
     }
 
     /// After a line of `b` (a word byte no pattern names): streamed and
@@ -215,10 +238,11 @@ impl Checker for GrepChecker {
         case.buffer = samebytes::grep::GrepConfig::default().buffer;
         let expected = case.spec_outcome();
         tally.spec();
+        let prepared = prepared(index, &case);
         for read in super::shifted_reads(before, input.len()) {
             case.read = read;
             for strategy in [FileStrategy::Stream, FileStrategy::Mapped] {
-                let actual = run_impl(&case, strategy);
+                let actual = run_impl_prepared(&case, strategy, &prepared);
                 tally.shifted_run();
                 let variant = format!("shifted by {before}, {strategy:?}, reads {:?}", case.read);
                 compare_in_order("grep", &variant, &expected, &actual, &|| case.reproducer())?;

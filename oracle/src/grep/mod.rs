@@ -615,6 +615,88 @@ pub fn run_impl(case: &GrepCase, strategy: FileStrategy) -> Outcome {
 /// [`run_impl`], and what it had written at each pause of stdin it read
 /// on past.
 pub fn run_impl_live(case: &GrepCase, strategy: FileStrategy) -> (Outcome, Vec<Passed>) {
+    impl_run(case, strategy, |system, stdout, stderr, cfg| {
+        samebytes::grep::run(&case.args, &case.env(), system, stdout, stderr, cfg)
+    })
+}
+
+/// A case's command line prepared once (`samebytes::grep::prepare`), with
+/// what preparing printed, to search many inputs with: the exhaustive
+/// checker's runs of one option set.  Only for command lines that read no
+/// file while preparing (no `-f`, no `--exclude-from`) and print to a
+/// stream; those are the binary's own steps, prepare then search, with
+/// the preparing done once.
+pub struct PreparedArgs {
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    prepared: samebytes::grep::Prepare,
+}
+
+impl PreparedArgs {
+    pub fn new(case: &GrepCase) -> PreparedArgs {
+        assert!(
+            case.stdout == GrepStdout::Stream
+                && !case.args.iter().any(|a| a.starts_with(b"-f")
+                    || a.starts_with(b"--f")
+                    || a.starts_with(b"--exclude-f")),
+            "a prepared command line reads no file and prints to a stream"
+        );
+        let system = ModelGrep {
+            files: ModelFiles {
+                case,
+                strategy: FileStrategy::Stream,
+            },
+            stdin_consumed: Cell::new(false),
+            stdin_last_start: Cell::new(0),
+            stdin_next: Cell::new(None),
+            live: None,
+        };
+        let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+        let prepared =
+            samebytes::grep::prepare(&case.args, &case.env(), &system, &mut stdout, &mut stderr);
+        PreparedArgs {
+            stdout,
+            stderr,
+            prepared,
+        }
+    }
+}
+
+/// [`run_impl`] with the command line prepared beforehand: what preparing
+/// printed comes first, then the search.  `case` must have the command
+/// line `prepared` was made from.
+pub fn run_impl_prepared(
+    case: &GrepCase,
+    strategy: FileStrategy,
+    prepared: &PreparedArgs,
+) -> Outcome {
+    impl_run(case, strategy, |system, stdout, stderr, cfg| {
+        let _ = stderr.write_all(&prepared.stderr);
+        if !prepared.stdout.is_empty() && stdout.write_all(&prepared.stdout).is_err() {
+            return 2;
+        }
+        match &prepared.prepared {
+            samebytes::grep::Prepare::Exit(status) => *status,
+            samebytes::grep::Prepare::Ready(p) => {
+                samebytes::grep::search(p, &case.env(), system, stdout, stderr, cfg)
+            }
+        }
+    })
+    .0
+}
+
+/// A run of the implementation on the case's world and schedules, through
+/// `grep` (a whole run, or a search of a prepared command line).
+fn impl_run(
+    case: &GrepCase,
+    strategy: FileStrategy,
+    grep: impl FnOnce(
+        &mut ModelGrep,
+        &mut dyn std::io::Write,
+        &mut dyn std::io::Write,
+        &GrepConfig,
+    ) -> i32,
+) -> (Outcome, Vec<Passed>) {
     let (stdout_sink, mut stderr, written) = order::watched_sinks();
     let live = Live::of_stdin(&case.world, written);
     let mut system = ModelGrep {
@@ -646,14 +728,7 @@ pub fn run_impl_live(case: &GrepCase, strategy: FileStrategy) -> (Outcome, Vec<P
         head_held: case.buffer % 7,
         queued: 1 + case.buffer % 5,
     };
-    let status = samebytes::grep::run(
-        &case.args,
-        &case.env(),
-        &mut system,
-        &mut stdout,
-        &mut stderr,
-        &cfg,
-    );
+    let status = grep(&mut system, &mut stdout, &mut stderr, &cfg);
     drop(stdout);
     let passed = live.map(|l| l.passed()).unwrap_or_default();
     (stderr.outcome(status), passed)
