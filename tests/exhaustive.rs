@@ -60,7 +60,7 @@ fn yes_every_input_up_to_the_bound() {
 
 #[test]
 fn grep_every_input_up_to_the_bound() {
-    every_input_up_to("grep", 1);
+    every_input_up_to("grep", 2);
 }
 
 /// The shape of an outcome under `checker`'s comparison.
