@@ -6,7 +6,6 @@
 //! that fits.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use samebytes_spec::grep::GrepStdout;
@@ -114,20 +113,25 @@ fn option_set(index: usize) -> (bool, &'static [u8], Vec<Vec<u8>>) {
     (utf8, pattern, flags)
 }
 
-/// Option set `index`'s command line, prepared once per worker thread
-/// (`samebytes::grep::prepare`: options, patterns, matcher) and searched
-/// with for every input, as the binary prepares once and searches every
-/// operand: building the matcher was 60% of a run.
-fn prepared(index: usize, case: &GrepCase) -> Rc<PreparedArgs> {
+/// Option set `index`'s command line, prepared (`samebytes::grep::prepare`:
+/// options, patterns, matcher) once and searched with for every input, as
+/// the binary prepares once and searches every operand: building the
+/// matcher was 60% of a run.  The checker goes option set by option set
+/// ([`Checker::option_major`]), so a worker keeps the one it is on.
+pub fn prepared(index: usize, case: &GrepCase) -> Rc<PreparedArgs> {
     thread_local! {
-        static PREPARED: RefCell<HashMap<usize, Rc<PreparedArgs>>> = RefCell::default();
+        static LAST: RefCell<Option<(usize, Rc<PreparedArgs>)>> = const { RefCell::new(None) };
     }
-    PREPARED.with(|cache| {
-        cache
-            .borrow_mut()
-            .entry(index)
-            .or_insert_with(|| Rc::new(PreparedArgs::new(case)))
-            .clone()
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        match &*last {
+            Some((i, p)) if *i == index => p.clone(),
+            _ => {
+                let p = Rc::new(PreparedArgs::new(case));
+                *last = Some((index, p.clone()));
+                p
+            }
+        }
     })
 }
 
@@ -193,6 +197,10 @@ impl Checker for GrepChecker {
 
     fn option_count(&self) -> usize {
         2 * PATTERNS.len() * 1024
+    }
+
+    fn option_major(&self) -> bool {
+        true
     }
 
     fn option_sets(&self) -> String {

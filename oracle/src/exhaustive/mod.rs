@@ -42,6 +42,7 @@
 
 pub mod cat;
 pub mod grep;
+pub mod grep_patterns;
 pub mod wc;
 pub mod yes;
 
@@ -275,31 +276,18 @@ pub trait Checker: Sync {
     fn max_jobs(&self) -> usize {
         usize::MAX
     }
+    /// Enumerate option sets in the outer loop and inputs in the inner
+    /// one: a worker takes an option set and checks every input of the
+    /// length under it, so a checker that prepares an option set (grep's
+    /// compiled patterns) keeps one prepared at a time, however many
+    /// option sets there are.
+    fn option_major(&self) -> bool {
+        false
+    }
     /// Compare spec outputs exactly in the symmetry tests (wc prints only
     /// numbers), rather than by [`shape`].
     fn exact(&self) -> bool {
         false
-    }
-    /// Check one input (the representatives' bytes) under every option
-    /// set that applies, and, if `shifted`, at every placement.
-    fn check_input(
-        &self,
-        input: &[u8],
-        n: usize,
-        shifted: bool,
-        tally: &Tally,
-    ) -> Result<(), Box<Mismatch>> {
-        for index in 0..self.option_count() {
-            if self.stand_in(input, index).is_none() {
-                self.check_option_set(input, index, n, tally)?;
-                if shifted {
-                    for before in placements(input.len()) {
-                        self.check_shifted(input, before, index, tally)?;
-                    }
-                }
-            }
-        }
-        Ok(())
     }
 }
 
@@ -407,43 +395,75 @@ pub fn run(
     };
     for len in 0..=max_len {
         let inputs = strings(alphabet, len);
+        let shifted = shifted_len.is_some_and(|s| len <= s);
+        let options = checker.option_count();
+        // The work items: inputs, each under every option set; or, option
+        // major, option sets, each over every input.
+        let (items, per_item) = match checker.option_major() {
+            false => (inputs.len(), options),
+            true => (options, inputs.len()),
+        };
+        let pair = |item: usize, k: usize| match checker.option_major() {
+            false => (item, k),
+            true => (k, item),
+        };
         let next = AtomicUsize::new(0);
-        // The lowest index with a counterexample so far: no thread starts
-        // an input past it.
+        // The lowest (input, option set) with a counterexample so far, as
+        // `input * options + option`: no work past it is started.
         let lowest_bad = AtomicUsize::new(usize::MAX);
         let found: Mutex<Option<(usize, Box<Mismatch>)>> = Mutex::new(None);
         let out_of_time = AtomicBool::new(false);
-        let done = AtomicU64::new(0);
         std::thread::scope(|scope| {
             for _ in 0..report.jobs {
                 scope.spawn(|| loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= inputs.len() || i > lowest_bad.load(Ordering::Relaxed) {
+                    let item = next.fetch_add(1, Ordering::Relaxed);
+                    if item >= items {
                         return;
                     }
                     if deadline.is_some_and(|d| Instant::now() >= d) {
                         out_of_time.store(true, Ordering::Relaxed);
                         return;
                     }
-                    let bytes = representatives(alphabet, &inputs[i]);
-                    let shifted = shifted_len.is_some_and(|s| len <= s);
-                    match checker.check_input(&bytes, max_len, shifted, &tally) {
-                        Ok(()) => {
-                            done.fetch_add(1, Ordering::Relaxed);
+                    for k in 0..per_item {
+                        let (i, index) = pair(item, k);
+                        let at = i * options + index;
+                        if at > lowest_bad.load(Ordering::Relaxed) {
+                            if checker.option_major() {
+                                continue;
+                            }
+                            return;
                         }
-                        Err(m) => {
-                            lowest_bad.fetch_min(i, Ordering::Relaxed);
+                        let bytes = representatives(alphabet, &inputs[i]);
+                        if checker.stand_in(&bytes, index).is_some() {
+                            continue;
+                        }
+                        let checked = checker
+                            .check_option_set(&bytes, index, max_len, &tally)
+                            .and_then(|()| match shifted {
+                                false => Ok(()),
+                                true => {
+                                    placements(bytes.len()).into_iter().try_for_each(|before| {
+                                        checker.check_shifted(&bytes, before, index, &tally)
+                                    })
+                                }
+                            });
+                        if let Err(m) = checked {
+                            lowest_bad.fetch_min(at, Ordering::Relaxed);
                             let mut f = found.lock().unwrap_or_else(|e| e.into_inner());
-                            if f.as_ref().is_none_or(|(j, _)| i < *j) {
-                                *f = Some((i, m));
+                            if f.as_ref().is_none_or(|(j, _)| at < *j) {
+                                *f = Some((at, m));
+                            }
+                            if !checker.option_major() {
+                                break;
                             }
                         }
                     }
                 });
             }
         });
-        report.inputs += done.load(Ordering::Relaxed);
-        if let Some((i, m)) = found.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        if let Some((at, m)) = found.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            let i = at / options;
+            report.inputs += i as u64;
             let names = inputs[i].iter().map(|&s| alphabet[s].name).collect();
             report.counterexample = Some((names, m));
             break;
@@ -452,6 +472,7 @@ pub fn run(
             report.timed_out = true;
             break;
         }
+        report.inputs += inputs.len() as u64;
         report.reached = Some(len);
     }
     report.runs = tally.runs.load(Ordering::Relaxed);
@@ -488,6 +509,9 @@ pub fn checker(tool: &str) -> Option<&'static dyn Checker> {
         "cat" => Some(&cat::CatChecker),
         "yes" => Some(&yes::YesChecker),
         "grep" => Some(&grep::GrepChecker),
+        "grep-tokens1" => Some(&grep_patterns::GrepPatternsChecker { tokens: 1 }),
+        "grep-tokens2" => Some(&grep_patterns::GrepPatternsChecker { tokens: 2 }),
+        "grep-tokens3" => Some(&grep_patterns::GrepPatternsChecker { tokens: 3 }),
         _ => None,
     }
 }
