@@ -63,6 +63,13 @@ fn grep_every_input_up_to_the_bound() {
     every_input_up_to("grep", 2);
 }
 
+/// grep's matchers over the grammar's one-token patterns; `.ci/run`
+/// runs the two- and three-token grids.
+#[test]
+fn grep_patterns_every_input_up_to_the_bound() {
+    every_input_up_to("grep-tokens1", 2);
+}
+
 /// The shape of an outcome under `checker`'s comparison.
 fn shape(checker: &dyn Checker, o: &samebytes_spec::Outcome) -> (Vec<u8>, Vec<u8>, i32) {
     if checker.exact() {
@@ -164,6 +171,15 @@ proptest! {
     }
 
     #[test]
+    fn grep_pattern_classes_stand_for_their_members(
+        p in picks(4),
+        options in prop::collection::vec(any::<usize>(), 200),
+        checked in prop::collection::vec(any::<usize>(), 8),
+    ) {
+        symmetry("grep-tokens2", &p, Some(&options), &checked)?;
+    }
+
+    #[test]
     fn grep_classes_stand_for_their_members(
         p in picks(5),
         options in prop::collection::vec(any::<usize>(), 200),
@@ -179,7 +195,7 @@ proptest! {
 fn the_docs_hold_every_class_table() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/exhaustive.md");
     let doc = std::fs::read_to_string(path).expect("docs/exhaustive.md");
-    for tool in ["wc", "cat", "yes", "grep"] {
+    for tool in ["wc", "cat", "yes", "grep", "grep-tokens1"] {
         let table = exhaustive::class_table(exhaustive::checker(tool).expect("a checker"));
         assert!(
             doc.contains(&table),

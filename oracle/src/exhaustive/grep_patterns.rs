@@ -123,6 +123,16 @@ const SYNTAXES: [&str; 4] = ["-G", "-E", "-F", "-P"];
 /// What surrounds the matcher: nothing, `-o`, `-w`, `-x`.
 const MODES: [&[u8]; 4] = [b"", b"-o", b"-w", b"-x"];
 
+/// The bytes of the tokens' spellings: under -F they are text, so each
+/// is named by some pattern.
+const GRAMMAR_BYTES: &[u8] = b"^$.[]*\\{}(),<=?!bw12";
+
+/// Continuation bytes that are not like the others: those of `é`, `É`
+/// and `ſ` (which -F names in C), and 0xAA, 0xB5 and 0xBA, which glibc
+/// takes for the Latin-1 letters ª, µ and º when it looks for a word
+/// boundary.
+const LATIN1_QUIRKS: &[u8] = &[0x89, 0xa9, 0xaa, 0xb5, 0xba, 0xbf];
+
 /// The classes grep's matchers tell apart under [`TOKENS`].
 pub static ALPHABET: Alphabet = &[
     Symbol {
@@ -145,7 +155,7 @@ pub static ALPHABET: Alphabet = &[
     },
     Symbol {
         name: "word",
-        rep: b"b",
+        rep: b"x",
         members: || {
             byte_members(
                 &[
@@ -156,10 +166,12 @@ pub static ALPHABET: Alphabet = &[
                     (b'b', b'r'),
                     (b't', b'z'),
                 ],
-                &[],
+                GRAMMAR_BYTES,
             )
         },
-        why: "an ASCII word constituent no pattern names and no pattern's letter folds to",
+        why: "an ASCII word constituent that no pattern names (under -F the tokens' spellings \
+              are text: `\\b`, `\\w`, `\\1`, `{1,2}` name b, w, 1 and 2) and no pattern's letter \
+              folds to",
     },
     Symbol {
         name: "other",
@@ -174,10 +186,11 @@ pub static ALPHABET: Alphabet = &[
                     (0x60, 0x60),
                     (0x7b, 0x7f),
                 ],
-                &[],
+                GRAMMAR_BYTES,
             )
         },
-        why: "an ASCII character that is no word constituent, newline or NUL",
+        why: "an ASCII character that is no word constituent, newline or NUL, and no byte of a \
+              token's spelling (which -F takes as text)",
     },
     Symbol {
         name: "nl",
@@ -194,8 +207,10 @@ pub static ALPHABET: Alphabet = &[
     Symbol {
         name: "cont",
         rep: b"\x80",
-        members: || byte_members(&[(0x80, 0xbf)], &[]),
-        why: "a continuation byte alone: an encoding error in UTF-8, a non-word byte in C",
+        members: || byte_members(&[(0x80, 0xbf)], LATIN1_QUIRKS),
+        why: "a continuation byte alone: an encoding error in UTF-8, a non-word byte in C; but \
+              the bytes of `é`, `É` and `ſ` (which -F names in C) and 0xAA, 0xB5 and 0xBA (which \
+              glibc takes for the Latin-1 letters ª, µ and º at a word boundary)",
     },
     Symbol {
         name: "bad",
@@ -224,12 +239,10 @@ pub static ALPHABET: Alphabet = &[
     Symbol {
         name: "trunc",
         rep: b"\xe2\x82",
-        members: || {
-            (0xe1u8..=0xecu8)
-                .flat_map(|lead| (0x80u8..=0xbf).map(move |c| vec![lead, c]))
-                .collect()
-        },
-        why: "the first two bytes of a three-byte character: an encoding error (two in C)",
+        members: || vec![b"\xe2\x82".to_vec()],
+        why: "the first two bytes of a three-byte character: an encoding error (two in C), \
+              and with a continuation byte after it the character U+2080; alone in its class, \
+              because what it completes to depends on its bytes",
     },
     Symbol {
         name: "letter3",
