@@ -58,6 +58,8 @@ struct MatchState {
     /// check here (the subject's UTF-8 is not checked under
     /// `PCRE2_MATCH_INVALID_UTF`, and no other option is passed).
     jit: bool,
+    /// Compiled for UTF-8 (with `PCRE2_MATCH_INVALID_UTF`).
+    utf8: bool,
     data: NonNull<pcre2_match_data_8>,
     context: NonNull<pcre2_match_context_8>,
     jit_stack: Option<NonNull<pcre2_jit_stack_8>>,
@@ -133,6 +135,7 @@ impl Pcre {
             code,
             state: Mutex::new(MatchState {
                 jit,
+                utf8: options.utf8,
                 data,
                 context,
                 jit_stack: None,
@@ -186,6 +189,21 @@ fn run(
     } else {
         subject
     };
+    // PCRE2 10.42's JIT, matching with PCRE2_MATCH_INVALID_UTF, reads
+    // the byte after a subject that ends inside an invalid or cut UTF-8
+    // sequence, and its answer there depends on that byte: `$\b` on
+    // `a\x80` matches when an `x` follows in memory.  GNU's subject is a
+    // line in its buffer, followed by its terminator; such a subject of
+    // ours is searched from a copy followed by a newline (NUL answers
+    // alike), so that the answer is GNU's and no byte of someone else's
+    // is read.
+    let guarded: Vec<u8>;
+    let subject = if state.utf8 && ends_inside_invalid_utf8(subject) {
+        guarded = [subject, b"\n"].concat();
+        &guarded[..subject.len()]
+    } else {
+        subject
+    };
     let options = if notbol { PCRE2_NOTBOL } else { 0 };
     loop {
         // Either function takes the same arguments.
@@ -227,6 +245,24 @@ fn run(
             _ => return Err(MatchFailure(failure_text(e))),
         }
     }
+}
+
+/// Does `subject` end inside a sequence that is not valid UTF-8: a last
+/// byte above 0x7F that is not the end of a whole character?
+fn ends_inside_invalid_utf8(subject: &[u8]) -> bool {
+    let Some(&last) = subject.last() else {
+        return false;
+    };
+    if last < 0x80 {
+        return false;
+    }
+    // The last character starts at most three continuation bytes back.
+    let continuation = |b: u8| (0x80..0xc0).contains(&b);
+    let start = (subject.len().saturating_sub(4)..subject.len())
+        .rev()
+        .find(|&i| !continuation(subject[i]))
+        .unwrap_or(subject.len() - 1);
+    std::str::from_utf8(&subject[start..]).is_err()
 }
 
 impl MatchState {
