@@ -270,6 +270,29 @@ fn spec_matches_gnu_cat_and_binary_matches_spec() {
     }
 }
 
+/// Ours through `run`, then every GNU build: the same stderr and status.
+/// GNU's runs, for what else a test asks of them.
+fn stderr_and_status_as_gnus(
+    run: &dyn Fn(&OsStr) -> std::process::Output,
+    what: &str,
+) -> Vec<std::process::Output> {
+    let bin = run(binary("cat").as_os_str());
+    columns_or_panic()
+        .into_iter()
+        .map(|build| {
+            let gnu = run(build.tool("cat").as_os_str());
+            assert_eq!(
+                String::from_utf8_lossy(&bin.stderr),
+                String::from_utf8_lossy(&gnu.stderr),
+                "{what}, GNU {}",
+                build.label()
+            );
+            assert_eq!(bin.status.code(), gnu.status.code(), "{what}");
+            gnu
+        })
+        .collect()
+}
+
 #[test]
 fn dev_full_and_help_match_gnu() {
     // Write failures GNU can show for real: /dev/full under each path.
@@ -291,17 +314,7 @@ fn dev_full_and_help_match_gnu() {
                 .output()
                 .expect("run cat")
         };
-        let bin = run(binary("cat").as_os_str());
-        for build in columns_or_panic() {
-            let gnu = run(build.tool("cat").as_os_str());
-            assert_eq!(
-                String::from_utf8_lossy(&bin.stderr),
-                String::from_utf8_lossy(&gnu.stderr),
-                "{args:?}, GNU {}",
-                build.label()
-            );
-            assert_eq!(bin.status.code(), gnu.status.code(), "{args:?}");
-        }
+        stderr_and_status_as_gnus(&run, &format!("{args:?}"));
     }
 }
 
@@ -362,16 +375,7 @@ fn unreadable_stdin_socket_matches_gnu() {
                 .output()
                 .expect("run cat")
         };
-        let bin = run(binary("cat").as_os_str());
-        for build in columns_or_panic() {
-            let gnu = run(build.tool("cat").as_os_str());
-            assert_eq!(
-                String::from_utf8_lossy(&bin.stderr),
-                String::from_utf8_lossy(&gnu.stderr),
-                "{args:?}, GNU {}",
-                build.label()
-            );
-            assert_eq!(bin.status.code(), gnu.status.code(), "{args:?}");
+        for gnu in stderr_and_status_as_gnus(&run, &format!("{args:?}")) {
             assert!(!gnu.stderr.is_empty());
         }
     }

@@ -25,6 +25,16 @@ const FLAGS: [&[u8]; 10] = [
     b"-v", b"-c", b"-n", b"-o", b"-x", b"-w", b"-m1", b"-A1", b"-B1", b"-z",
 ];
 
+/// The ASCII characters that are no word constituent, newline or NUL.
+pub const ASCII_NON_WORD: &[(u8, u8)] = &[
+    (0x01, 0x09),
+    (0x0b, 0x2f),
+    (0x3a, 0x40),
+    (0x5b, 0x5e),
+    (0x60, 0x60),
+    (0x7b, 0x7f),
+];
+
 /// The classes grep tells apart under [`PATTERNS`].
 pub static ALPHABET: Alphabet = &[
     Symbol {
@@ -47,19 +57,7 @@ pub static ALPHABET: Alphabet = &[
     Symbol {
         name: "other",
         rep: b" ",
-        members: || {
-            byte_members(
-                &[
-                    (0x01, 0x09),
-                    (0x0b, 0x2f),
-                    (0x3a, 0x40),
-                    (0x5b, 0x5e),
-                    (0x60, 0x60),
-                    (0x7b, 0x7f),
-                ],
-                &[],
-            )
-        },
+        members: || byte_members(ASCII_NON_WORD, &[]),
         why: "an ASCII character that is no word constituent, newline or NUL: matched by `.`, \
               ends a word for -w",
     },

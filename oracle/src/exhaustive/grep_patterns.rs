@@ -176,19 +176,7 @@ pub static ALPHABET: Alphabet = &[
     Symbol {
         name: "other",
         rep: b" ",
-        members: || {
-            byte_members(
-                &[
-                    (0x01, 0x09),
-                    (0x0b, 0x2f),
-                    (0x3a, 0x40),
-                    (0x5b, 0x5e),
-                    (0x60, 0x60),
-                    (0x7b, 0x7f),
-                ],
-                GRAMMAR_BYTES,
-            )
-        },
+        members: || byte_members(super::grep::ASCII_NON_WORD, GRAMMAR_BYTES),
         why: "an ASCII character that is no word constituent, newline or NUL, and no byte of a \
               token's spelling (which -F takes as text)",
     },
