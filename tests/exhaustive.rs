@@ -63,6 +63,13 @@ fn grep_every_input_up_to_the_bound() {
     every_input_up_to("grep", 2);
 }
 
+/// grep's output modes and inputs (a file, stdin, two files); `.ci/run`
+/// goes one byte deeper.
+#[test]
+fn grep_outputs_every_input_up_to_the_bound() {
+    every_input_up_to("grep-outputs", 1);
+}
+
 /// grep's matchers over the grammar's one-token patterns; `.ci/run`
 /// runs the two- and three-token grids.
 #[test]
@@ -168,6 +175,15 @@ proptest! {
         checked in prop::collection::vec(any::<usize>(), 1),
     ) {
         symmetry("yes", &p, None, &checked)?;
+    }
+
+    #[test]
+    fn grep_output_classes_stand_for_their_members(
+        p in picks(4),
+        options in prop::collection::vec(any::<usize>(), 100),
+        checked in prop::collection::vec(any::<usize>(), 4),
+    ) {
+        symmetry("grep-outputs", &p, Some(&options), &checked)?;
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //!     samebytes-oracle replay 'wc:<hex>'
 //!     samebytes-oracle dict grep
 //!     samebytes-oracle replay 'binary:wc:<seed>' [--world DIR]
-//!     samebytes-oracle exhaustive wc|cat|yes|grep|grep-tokens1|grep-tokens2|grep-tokens3 --max-len N [--shifted M] [--jobs N] [--seconds S]
+//!     samebytes-oracle exhaustive wc|cat|yes|grep|grep-outputs|grep-tokens1|grep-tokens2|grep-tokens3 --max-len N [--shifted M] [--jobs N] [--seconds S]
 //!     samebytes-oracle exhaustive wc|cat|yes|grep --classes
 
 use std::process::ExitCode;
@@ -14,7 +14,7 @@ use std::time::Duration;
 use samebytes_oracle::binary::Tool;
 use samebytes_oracle::campaign::{self, report::Format, Ending, Progress, Settings};
 
-const USAGE: &str = "usage: samebytes-oracle [campaign] [--binaries [--strict | --memcheck SUPPRESSIONS]] [--tool wc|cat|grep|yes]... [--seconds N] [--jobs N] [--seed S] [--report FILE.json|FILE.md]\n       samebytes-oracle replay REPRODUCER|@FILE [--world DIR]   (wc:, cat:, yes:, grep:, grep-tree:, binary:, live:)\n       samebytes-oracle exhaustive wc|cat|yes|grep|grep-tokens1|grep-tokens2|grep-tokens3 --max-len N [--shifted M] [--jobs N] [--seconds S] | --classes\n       samebytes-oracle dict FUZZ-TARGET   (its libFuzzer dictionary)\n       samebytes-oracle spec grep ARG... < INPUT   (the reference on stdin; LC_ALL=C.UTF-8 for UTF-8)\n";
+const USAGE: &str = "usage: samebytes-oracle [campaign] [--binaries [--strict | --memcheck SUPPRESSIONS]] [--tool wc|cat|grep|yes]... [--seconds N] [--jobs N] [--seed S] [--report FILE.json|FILE.md]\n       samebytes-oracle replay REPRODUCER|@FILE [--world DIR]   (wc:, cat:, yes:, grep:, grep-tree:, binary:, live:)\n       samebytes-oracle exhaustive wc|cat|yes|grep|grep-outputs|grep-tokens1|grep-tokens2|grep-tokens3 --max-len N [--shifted M] [--jobs N] [--seconds S] | --classes\n       samebytes-oracle dict FUZZ-TARGET   (its libFuzzer dictionary)\n       samebytes-oracle spec grep ARG... < INPUT   (the reference on stdin; LC_ALL=C.UTF-8 for UTF-8)\n";
 
 /// The binaries next to this program, built (by cargo, in this program's
 /// profile) if they are missing or stale.

@@ -21,7 +21,7 @@ use crate::schedule::{ReadSchedule, WriteSchedule};
 /// pattern that matches the empty string everywhere.
 pub const PATTERNS: [&[u8]; 5] = [b"a", b"^a", b"a$", b".", b"a*"];
 
-const FLAGS: [&[u8]; 10] = [
+pub const FLAGS: [&[u8]; 10] = [
     b"-v", b"-c", b"-n", b"-o", b"-x", b"-w", b"-m1", b"-A1", b"-B1", b"-z",
 ];
 

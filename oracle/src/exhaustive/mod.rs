@@ -42,6 +42,7 @@
 
 pub mod cat;
 pub mod grep;
+pub mod grep_outputs;
 pub mod grep_patterns;
 pub mod wc;
 pub mod yes;
@@ -509,6 +510,7 @@ pub fn checker(tool: &str) -> Option<&'static dyn Checker> {
         "cat" => Some(&cat::CatChecker),
         "yes" => Some(&yes::YesChecker),
         "grep" => Some(&grep::GrepChecker),
+        "grep-outputs" => Some(&grep_outputs::GrepOutputsChecker),
         "grep-tokens1" => Some(&grep_patterns::GrepPatternsChecker { tokens: 1 }),
         "grep-tokens2" => Some(&grep_patterns::GrepPatternsChecker { tokens: 2 }),
         "grep-tokens3" => Some(&grep_patterns::GrepPatternsChecker { tokens: 3 }),
