@@ -203,8 +203,9 @@ pub static ALPHABET: Alphabet = &[
     Symbol {
         name: "bad",
         rep: b"\xff",
-        members: || byte_members(&[(0xc0, 0xc1), (0xf8, 0xff)], &[0xf8]),
-        why: "a byte that never starts UTF-8 (but 0xF8, which starts a long form)",
+        members: || byte_members(&[(0xc0, 0xc1), (0xfe, 0xff)], &[]),
+        why: "a byte that starts no character, not even one of glibc's long forms (whose leads \
+              0xF8 to 0xFD `-P`'s search does not step over)",
     },
     Symbol {
         name: "é",
@@ -226,11 +227,11 @@ pub static ALPHABET: Alphabet = &[
     },
     Symbol {
         name: "trunc",
-        rep: b"\xe2\x82",
-        members: || vec![b"\xe2\x82".to_vec()],
-        why: "the first two bytes of a three-byte character: an encoding error (two in C), \
-              and with a continuation byte after it the character U+2080; alone in its class, \
-              because what it completes to depends on its bytes",
+        rep: b"\xf0\x9f\x98",
+        members: || vec![b"\xf0\x9f\x98".to_vec()],
+        why: "the first three bytes of a four-byte character: an encoding error (three in C); \
+              with any `cont` after it, one of the emoji U+1F600 to U+1F63F, none a word \
+              character, so that `cont`'s members stay alike after it too",
     },
     Symbol {
         name: "letter3",
