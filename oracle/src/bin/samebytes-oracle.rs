@@ -219,6 +219,13 @@ fn exhaustive(args: &[String]) -> ExitCode {
     let Some(max_len) = max_len else {
         return usage_error();
     };
+    if shifted.is_some() && !checker.has_shifted_mode() {
+        eprintln!(
+            "samebytes-oracle: {} has no shifted mode (the grep grid's covers the searcher)",
+            checker.tool()
+        );
+        return ExitCode::from(2);
+    }
     let deadline = seconds.map(|s| std::time::Instant::now() + s);
     let report = exhaustive::run(checker, max_len, shifted, jobs, deadline);
     println!("{}", report.summary());

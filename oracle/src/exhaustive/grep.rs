@@ -111,26 +111,84 @@ fn option_set(index: usize) -> (bool, &'static [u8], Vec<Vec<u8>>) {
     (utf8, pattern, flags)
 }
 
-/// Option set `index`'s command line, prepared (`samebytes::grep::prepare`:
-/// options, patterns, matcher) once and searched with for every input, as
-/// the binary prepares once and searches every operand: building the
-/// matcher was 60% of a run.  The checker goes option set by option set
-/// ([`Checker::option_major`]), so a worker keeps the one it is on.
-pub fn prepared(index: usize, case: &GrepCase) -> Rc<PreparedArgs> {
+/// A case's command line, prepared (`samebytes::grep::prepare`: options,
+/// patterns, matcher) once and searched with for every input, as the
+/// binary prepares once and searches every operand: building the matcher
+/// was 60% of a run.  The grids go option set by option set
+/// ([`Checker::option_major`]), so a worker keeps the command line it is
+/// on, told by its arguments and locale.
+pub fn prepared(case: &GrepCase) -> Rc<PreparedArgs> {
+    type Last = Option<((Vec<Vec<u8>>, bool), Rc<PreparedArgs>)>;
     thread_local! {
-        static LAST: RefCell<Option<(usize, Rc<PreparedArgs>)>> = const { RefCell::new(None) };
+        static LAST: RefCell<Last> = const { RefCell::new(None) };
     }
     LAST.with(|last| {
         let mut last = last.borrow_mut();
         match &*last {
-            Some((i, p)) if *i == index => p.clone(),
+            Some(((args, utf8), p)) if *args == case.args && *utf8 == case.utf8 => p.clone(),
             _ => {
                 let p = Rc::new(PreparedArgs::new(case));
-                *last = Some((index, p.clone()));
+                *last = Some(((case.args.clone(), case.utf8), p.clone()));
                 p
             }
         }
     })
+}
+
+/// A grid's case: `args` on `world`, stdout a stream, the whole input in
+/// one read, and a stream buffer of `buffer` bytes.
+pub fn grid_case(args: Vec<Vec<u8>>, utf8: bool, world: World, buffer: usize) -> GrepCase {
+    GrepCase {
+        args,
+        utf8,
+        world,
+        stdout: GrepStdout::Stream,
+        read: ReadSchedule::whole(),
+        write: WriteSchedule::default(),
+        buffer,
+        colors: ColorEnv::default(),
+    }
+}
+
+/// A world whose files `names` each hold `input`.
+pub fn files_holding(names: &[&[u8]], input: &[u8]) -> World {
+    let mut world = World::default();
+    for name in names {
+        world
+            .files
+            .insert(name.to_vec(), Node::Regular(input.to_vec()));
+    }
+    world
+}
+
+/// Check `case` (inputs of `len` bytes) against the spec at every
+/// capacity of bound `n` and every read schedule, through each of
+/// `strategies`.
+pub fn check_every_schedule(
+    mut case: GrepCase,
+    len: usize,
+    n: usize,
+    strategies: &[FileStrategy],
+    tally: &Tally,
+) -> Result<(), Box<Mismatch>> {
+    let expected = case.spec_outcome();
+    tally.spec();
+    let prepared = prepared(&case);
+    for cap in capacities(n) {
+        case.buffer = cap;
+        // The stream buffer grows past its starting capacity for a
+        // line longer than it, and then asks for more: every cut.
+        for parts in compositions(len, len) {
+            case.read = reads(&parts);
+            for &strategy in strategies {
+                let actual = run_impl_prepared(&case, strategy, &prepared);
+                tally.run();
+                let variant = format!("buffer {cap}, {strategy:?}, reads {parts:?}");
+                compare_in_order("grep", &variant, &expected, &actual, &|| case.reproducer())?;
+            }
+        }
+    }
+    Ok(())
 }
 
 pub struct GrepChecker;
@@ -138,49 +196,9 @@ pub struct GrepChecker;
 impl GrepChecker {
     fn case(input: &[u8], index: usize) -> GrepCase {
         let (utf8, pattern, flags) = option_set(index);
-        let mut world = World::default();
-        world
-            .files
-            .insert(b"f".to_vec(), Node::Regular(input.to_vec()));
         let mut args = flags;
         args.extend([b"-e".to_vec(), pattern.to_vec(), b"f".to_vec()]);
-        GrepCase {
-            args,
-            utf8,
-            world,
-            stdout: GrepStdout::Stream,
-            read: ReadSchedule::whole(),
-            write: WriteSchedule::default(),
-            buffer: 1,
-            colors: ColorEnv::default(),
-        }
-    }
-
-    fn check_options(
-        mut case: GrepCase,
-        index: usize,
-        len: usize,
-        n: usize,
-        tally: &Tally,
-    ) -> Result<(), Box<Mismatch>> {
-        let expected = case.spec_outcome();
-        tally.spec();
-        let prepared = prepared(index, &case);
-        for cap in capacities(n) {
-            case.buffer = cap;
-            // The stream buffer grows past its starting capacity for a
-            // line longer than it, and then asks for more: every cut.
-            for parts in compositions(len, len) {
-                case.read = reads(&parts);
-                for strategy in [FileStrategy::Stream, FileStrategy::Mapped] {
-                    let actual = run_impl_prepared(&case, strategy, &prepared);
-                    tally.run();
-                    let variant = format!("buffer {cap}, {strategy:?}, reads {parts:?}");
-                    compare_in_order("grep", &variant, &expected, &actual, &|| case.reproducer())?;
-                }
-            }
-        }
-        Ok(())
+        grid_case(args, utf8, files_holding(&[b"f"], input), 1)
     }
 }
 
@@ -219,7 +237,8 @@ impl Checker for GrepChecker {
         n: usize,
         tally: &Tally,
     ) -> Result<(), Box<Mismatch>> {
-        Self::check_options(Self::case(input, index), index, input.len(), n, tally)
+        let both = [FileStrategy::Stream, FileStrategy::Mapped];
+        check_every_schedule(Self::case(input, index), input.len(), n, &both, tally)
     }
 
     /// After a line of `b` (a word byte no pattern names): streamed and
@@ -244,7 +263,7 @@ impl Checker for GrepChecker {
         case.buffer = samebytes::grep::GrepConfig::default().buffer;
         let expected = case.spec_outcome();
         tally.spec();
-        let prepared = prepared(index, &case);
+        let prepared = prepared(&case);
         for read in super::shifted_reads(before, input.len()) {
             case.read = read;
             for strategy in [FileStrategy::Stream, FileStrategy::Mapped] {

@@ -10,14 +10,12 @@
 //! grid's business, and the output modes and inputs meet each flag and
 //! each pair of flags here.
 
-use samebytes_spec::grep::GrepStdout;
 use samebytes_spec::world::{Node, Stdin, World};
 
-use super::grep::{prepared, ALPHABET, FLAGS, PATTERNS};
-use super::{capacities, compositions, reads, Alphabet, Checker, Tally};
-use crate::grep::{run_impl_prepared, ColorEnv, FileStrategy, GrepCase};
-use crate::mismatch::{compare_in_order, Mismatch};
-use crate::schedule::{ReadSchedule, WriteSchedule};
+use super::grep::{check_every_schedule, files_holding, grid_case, ALPHABET, FLAGS, PATTERNS};
+use super::{Alphabet, Checker, Tally};
+use crate::grep::{FileStrategy, GrepCase};
+use crate::mismatch::Mismatch;
 
 /// The output modes, one at a time.
 const MODES: [&[u8]; 8] = [b"", b"-l", b"-L", b"-q", b"-a", b"-h", b"-H", b"-b"];
@@ -78,37 +76,18 @@ pub struct GrepOutputsChecker;
 impl GrepOutputsChecker {
     fn case(input: &[u8], index: usize) -> GrepCase {
         let (utf8, args, from) = option_set(index);
-        let mut world = World::default();
-        match from {
-            Input::File => {
-                world
-                    .files
-                    .insert(b"f".to_vec(), Node::Regular(input.to_vec()));
-            }
-            Input::Stdin => {
-                world.stdin = Stdin {
+        let world = match from {
+            Input::File => files_holding(&[b"f"], input),
+            Input::Stdin => World {
+                stdin: Stdin {
                     node: Node::Stream(input.to_vec()),
                     offset: 0,
-                };
-            }
-            Input::TwoFiles => {
-                for name in [b"f", b"g"] {
-                    world
-                        .files
-                        .insert(name.to_vec(), Node::Regular(input.to_vec()));
-                }
-            }
-        }
-        GrepCase {
-            args,
-            utf8,
-            world,
-            stdout: GrepStdout::Stream,
-            read: ReadSchedule::whole(),
-            write: WriteSchedule::default(),
-            buffer: 1,
-            colors: ColorEnv::default(),
-        }
+                },
+                ..World::default()
+            },
+            Input::TwoFiles => files_holding(&[b"f", b"g"], input),
+        };
+        grid_case(args, utf8, world, 1)
     }
 }
 
@@ -137,12 +116,17 @@ impl Checker for GrepOutputsChecker {
         true
     }
 
+    /// The `grep` grid's shifted runs cover the searcher's lanes.
+    fn has_shifted_mode(&self) -> bool {
+        false
+    }
+
     fn spec_outcome(&self, input: &[u8], index: usize) -> samebytes_spec::Outcome {
         Self::case(input, index).spec_outcome()
     }
 
-    /// Every capacity and read schedule, streamed and mapped (a pipe on
-    /// stdin is streamed either way).
+    /// Every capacity and read schedule, streamed and mapped; a pipe on
+    /// stdin is streamed whatever the strategy, so once.
     fn check_option_set(
         &self,
         input: &[u8],
@@ -150,29 +134,10 @@ impl Checker for GrepOutputsChecker {
         n: usize,
         tally: &Tally,
     ) -> Result<(), Box<Mismatch>> {
-        let mut case = Self::case(input, index);
-        let expected = case.spec_outcome();
-        tally.spec();
-        // Disjoint from the other grids' keys.
-        let prepared = prepared((1 << 50) + index, &case);
-        for cap in capacities(n) {
-            case.buffer = cap;
-            for parts in compositions(input.len(), input.len()) {
-                case.read = reads(&parts);
-                for strategy in [FileStrategy::Stream, FileStrategy::Mapped] {
-                    let actual = run_impl_prepared(&case, strategy, &prepared);
-                    tally.run();
-                    let variant = format!("buffer {cap}, {strategy:?}, reads {parts:?}");
-                    compare_in_order("grep", &variant, &expected, &actual, &|| case.reproducer())?;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// The `grep` grid's shifted runs cover the searcher's lanes; this
-    /// grid has none of its own.
-    fn check_shifted(&self, _: &[u8], _: usize, _: usize, _: &Tally) -> Result<(), Box<Mismatch>> {
-        Ok(())
+        let strategies: &[FileStrategy] = match option_set(index).2 {
+            Input::Stdin => &[FileStrategy::Stream],
+            Input::File | Input::TwoFiles => &[FileStrategy::Stream, FileStrategy::Mapped],
+        };
+        check_every_schedule(Self::case(input, index), input.len(), n, strategies, tally)
     }
 }

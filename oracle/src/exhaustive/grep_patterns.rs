@@ -15,14 +15,10 @@
 //! sets), so the checker goes option set by option set, with one prepared
 //! command line per worker.
 
-use samebytes_spec::grep::GrepStdout;
-use samebytes_spec::world::{Node, World};
-
-use super::grep::prepared;
+use super::grep::{files_holding, grid_case, prepared};
 use super::{byte_members, Alphabet, Checker, Symbol, Tally};
-use crate::grep::{run_impl_prepared, ColorEnv, FileStrategy, GrepCase};
+use crate::grep::{run_impl_prepared, FileStrategy, GrepCase};
 use crate::mismatch::{compare_in_order, Mismatch};
-use crate::schedule::{ReadSchedule, WriteSchedule};
 
 /// A grammar token, spelled for each syntax: BRE, ERE, PCRE.  `-F` takes
 /// the BRE spelling as literal text.
@@ -314,20 +310,8 @@ pub struct GrepPatternsChecker {
 impl GrepPatternsChecker {
     fn case(&self, input: &[u8], index: usize) -> GrepCase {
         let (utf8, args) = option_set(self.tokens, index);
-        let mut world = World::default();
-        world
-            .files
-            .insert(b"f".to_vec(), Node::Regular(input.to_vec()));
-        GrepCase {
-            args,
-            utf8,
-            world,
-            stdout: GrepStdout::Stream,
-            read: ReadSchedule::whole(),
-            write: WriteSchedule::default(),
-            buffer: samebytes::grep::GrepConfig::default().buffer,
-            colors: ColorEnv::default(),
-        }
+        let buffer = samebytes::grep::GrepConfig::default().buffer;
+        grid_case(args, utf8, files_holding(&[b"f"], input), buffer)
     }
 }
 
@@ -371,10 +355,7 @@ impl Checker for GrepPatternsChecker {
         let case = self.case(input, index);
         let expected = case.spec_outcome();
         tally.spec();
-        // Prepared command lines are cached per option set; this grid's
-        // indices are its own, so they are offset past grep's and the
-        // other grids'.
-        let prepared = prepared((self.tokens << 40) + index, &case);
+        let prepared = prepared(&case);
         for strategy in [FileStrategy::Stream, FileStrategy::Mapped] {
             let actual = run_impl_prepared(&case, strategy, &prepared);
             tally.run();
@@ -384,9 +365,9 @@ impl Checker for GrepPatternsChecker {
         Ok(())
     }
 
-    /// The matchers do not care where a line lies: `super::grep`'s
+    /// The matchers do not care where a line lies: the `grep` grid's
     /// shifted runs cover the searcher's lanes.
-    fn check_shifted(&self, _: &[u8], _: usize, _: usize, _: &Tally) -> Result<(), Box<Mismatch>> {
-        Ok(())
+    fn has_shifted_mode(&self) -> bool {
+        false
     }
 }
