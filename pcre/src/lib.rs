@@ -60,6 +60,9 @@ struct MatchState {
     jit: bool,
     /// Compiled for UTF-8 (with `PCRE2_MATCH_INVALID_UTF`).
     utf8: bool,
+    /// The copy of a subject that ends inside an invalid sequence, with
+    /// a newline after it (see `run`).
+    guarded: Vec<u8>,
     data: NonNull<pcre2_match_data_8>,
     context: NonNull<pcre2_match_context_8>,
     jit_stack: Option<NonNull<pcre2_jit_stack_8>>,
@@ -136,6 +139,7 @@ impl Pcre {
             state: Mutex::new(MatchState {
                 jit,
                 utf8: options.utf8,
+                guarded: Vec::new(),
                 data,
                 context,
                 jit_stack: None,
@@ -196,14 +200,28 @@ fn run(
     // line in its buffer, followed by its terminator; such a subject of
     // ours is searched from a copy followed by a newline (NUL answers
     // alike), so that the answer is GNU's and no byte of someone else's
-    // is read.
-    let guarded: Vec<u8>;
-    let subject = if state.utf8 && ends_inside_invalid_utf8(subject) {
-        guarded = [subject, b"\n"].concat();
-        &guarded[..subject.len()]
-    } else {
-        subject
-    };
+    // is read.  The copy's buffer is the state's, kept from call to call
+    // (the binaries ask once a line).
+    if state.utf8 && ends_inside_invalid_utf8(subject) {
+        let mut guarded = std::mem::take(&mut state.guarded);
+        guarded.clear();
+        guarded.extend_from_slice(subject);
+        guarded.push(b'\n');
+        let found = search(code, state, &guarded[..subject.len()], offset, notbol);
+        state.guarded = guarded;
+        return found;
+    }
+    search(code, state, subject, offset, notbol)
+}
+
+/// [`run`]'s search of a subject PCRE2 may read as it is.
+fn search(
+    code: NonNull<pcre2_code_8>,
+    state: &mut MatchState,
+    subject: &[u8],
+    offset: usize,
+    notbol: bool,
+) -> Result<Option<(usize, usize)>, MatchFailure> {
     let options = if notbol { PCRE2_NOTBOL } else { 0 };
     loop {
         // Either function takes the same arguments.
